@@ -1,0 +1,75 @@
+"""StepTrace: the value of every stage of one training step, in the order the step computes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+STAGES: tuple[str, ...] = (
+    "inputs",
+    "y_pred",
+    "loss",
+    "gradients",
+    "aggregated_gradients",
+    "clipped_gradients",
+    "weights",
+    "optimizer_state",
+    "metrics",
+)
+
+
+@dataclass
+class StepTrace:
+    """One training step, stage by stage (all values are NumPy arrays or Python numbers).
+
+    inputs: {"x": [arrays], "y": [arrays], "sample_weight": [arrays]} after expand_1d.
+    y_pred: [arrays], one per model output.  loss: the training loss (float).
+    gradients / aggregated_gradients / clipped_gradients: one array per trainable variable, in
+    ``variable_names`` order.  weights: every model weight after the update, in ``get_weights()`` order
+    (names in ``weight_names``).  optimizer_state: {"iterations": int, "learning_rate": float,
+    "slots": {slot_name: [array per trainable variable]}}.  metrics: the step's logs, {name: float}.
+    """
+
+    step: int
+    inputs: dict[str, list[np.ndarray]]
+    y_pred: list[np.ndarray]
+    loss: float
+    gradients: list[np.ndarray]
+    aggregated_gradients: list[np.ndarray]
+    clipped_gradients: list[np.ndarray]
+    weights: list[np.ndarray]
+    optimizer_state: dict[str, Any]
+    metrics: dict[str, float]
+    variable_names: list[str] = field(default_factory=list)
+    weight_names: list[str] = field(default_factory=list)
+
+    def stage(self, name: str) -> Any:
+        """The value of one stage by name."""
+        if name not in STAGES:
+            raise ValueError(f"stage must be one of {STAGES}, got {name!r}")
+        return getattr(self, name)
+
+    def flat(self) -> dict[str, np.ndarray]:
+        """Every value as ``"stage/key"`` -> array, for comparison and storage (e.g. ``gradients/0``)."""
+        out: dict[str, np.ndarray] = {}
+        for kind in ("x", "y", "sample_weight"):
+            for i, a in enumerate(self.inputs.get(kind, [])):
+                out[f"inputs/{kind}/{i}"] = np.asarray(a)
+        for i, a in enumerate(self.y_pred):
+            out[f"y_pred/{i}"] = np.asarray(a)
+        out["loss"] = np.asarray(self.loss, dtype=np.float64)
+        for stage in ("gradients", "aggregated_gradients", "clipped_gradients", "weights"):
+            for i, a in enumerate(getattr(self, stage)):
+                out[f"{stage}/{i}"] = np.asarray(a)
+        state = self.optimizer_state
+        out["optimizer_state/iterations"] = np.asarray(state.get("iterations", 0), dtype=np.int64)
+        if "learning_rate" in state:
+            out["optimizer_state/learning_rate"] = np.asarray(state["learning_rate"], dtype=np.float64)
+        for slot, arrays in sorted(state.get("slots", {}).items()):
+            for i, a in enumerate(arrays):
+                out[f"optimizer_state/{slot}/{i}"] = np.asarray(a)
+        for name, value in self.metrics.items():
+            out[f"metrics/{name}"] = np.asarray(value, dtype=np.float64)
+        return out
