@@ -1,0 +1,39 @@
+"""Test session set-up: quiet TensorFlow, two logical CPU devices (for MirroredStrategy tests), paths."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import pytest  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+_cpus = tf.config.list_physical_devices("CPU")
+if _cpus and len(tf.config.list_logical_devices("CPU")) < 2:
+    try:
+        tf.config.set_logical_device_configuration(
+            _cpus[0], [tf.config.LogicalDeviceConfiguration(), tf.config.LogicalDeviceConfiguration()]
+        )
+    except RuntimeError:  # TensorFlow already initialised its devices
+        pass
+
+ROOT = Path(__file__).resolve().parents[1]
+DOTNET_BIN = ROOT / "dotnet" / "bin"
+
+
+@pytest.fixture
+def dotnet_bin() -> Path:
+    """The folder the C# build writes to; the build is part of `make test`."""
+    if not (DOTNET_BIN / "Python.Runtime.dll").exists():
+        raise RuntimeError(f"C# build output missing in {DOTNET_BIN}: run `make build` (or `make test`)")
+    return DOTNET_BIN
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Skip Python's full GC passes at exit: with TensorFlow and Mono loaded they take seconds."""
+    import gc
+
+    gc.disable()
+    gc.freeze()
