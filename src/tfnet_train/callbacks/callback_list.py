@@ -28,7 +28,7 @@ def python_logs(logs: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _as_float(value: Any) -> Any:
-    if isinstance(value, float):
+    if type(value) is float:
         return value
     if hasattr(value, "numpy"):  # eager tensors and variables
         value = value.numpy()
