@@ -1,0 +1,99 @@
+"""Bad input gets a clear ValueError/TypeError, and a failing step leaves the model as it was."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import tfnet_train
+from tfnet_train import optimizers
+
+
+def model(n_out: int = 1) -> tfnet_train.Sequential:
+    keras.utils.set_random_seed(0)
+    return tfnet_train.Sequential([keras.Input((3,)), keras.layers.Dense(n_out)])
+
+
+def compiled(n_out: int = 1, **kwargs) -> tfnet_train.Sequential:
+    m = model(n_out)
+    m.compile(kwargs.pop("optimizer", optimizers.Adam(0.01)), kwargs.pop("loss", "mse"), **kwargs)
+    return m
+
+
+X = np.zeros((10, 3), "float32")
+Y = np.zeros((10, 1), "float32")
+
+
+def test_fit_and_evaluate_before_compile() -> None:
+    with pytest.raises(ValueError, match=r"fit\(\) needs a compiled model"):
+        model().fit(X, Y, verbose=0)
+    with pytest.raises(ValueError, match=r"evaluate\(\) needs a compiled model"):
+        model().evaluate(X, Y, verbose=0)
+
+
+def test_x_y_length_mismatch_names_both_lengths() -> None:
+    with pytest.raises(ValueError, match=r"x and y must have the same number of samples, got x: 10, y: 7"):
+        compiled().fit(X, Y[:7], verbose=0)
+
+
+def test_wrong_rank_and_feature_size() -> None:
+    with pytest.raises(ValueError, match=r"x has shape \(10, 3, 1\) \(rank 3\); the model expects rank 2"):
+        compiled().fit(X[..., None], Y, verbose=0)
+    with pytest.raises(ValueError, match=r"x has shape \(10, 4\); the model expects shape \(None, 3\)"):
+        compiled().fit(np.zeros((10, 4), "float32"), Y, verbose=0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"loss": "not_a_loss"}, r"loss: unknown name 'not_a_loss'"),
+        ({"metrics": ["not_a_metric"]}, r"metrics: unknown metric name 'not_a_metric'"),
+        ({"optimizer": "not_an_optimizer"}, r"optimizer"),
+        ({"semantics": "pytorch"}, r"semantics must be one of \('keras', 'tfnet'\), got 'pytorch'"),
+        ({"steps_per_execution": 0}, r"steps_per_execution must be an integer >= 1, got 0"),
+    ],
+)
+def test_compile_rejects_unknown_names(kwargs: dict, pattern: str) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        compiled(**kwargs)
+
+
+def test_empty_data_batch_size_and_non_numeric() -> None:
+    with pytest.raises(ValueError, match=r"x is empty: got 0 samples"):
+        compiled().fit(X[:0], Y[:0], verbose=0)
+    with pytest.raises(ValueError, match=r"batch_size must be an integer >= 1, got 0"):
+        compiled().fit(X, Y, batch_size=0, verbose=0)
+    with pytest.raises(TypeError, match=r"x must hold numbers \(float or int\), got dtype <U1"):
+        compiled().fit(np.full((10, 3), "a"), Y, verbose=0)
+
+
+def test_clipnorm_with_global_clipnorm() -> None:
+    with pytest.raises(ValueError, match=r"clipnorm"):
+        optimizers.SGD(0.1, clipnorm=1.0, global_clipnorm=1.0)
+
+
+@pytest.mark.parametrize("weights", [{0: 1.0, 2: 3.0}, {"a": 1.0}, {}])
+def test_class_weight_with_bad_keys(weights: dict) -> None:
+    with pytest.raises(ValueError, match=r"class_weight"):
+        compiled(3, loss="sparse_categorical_crossentropy").fit(X, np.zeros(10, "int64"), class_weight=weights,
+                                                                 verbose=0)
+
+
+def test_failed_step_leaves_weights_slots_and_counters_unchanged() -> None:
+    m = compiled(3, loss="sparse_categorical_crossentropy", optimizer=optimizers.Adam(0.01))
+    good_y = np.zeros(10, "int64")
+    m.fit(X + 1, good_y, batch_size=5, epochs=1, verbose=0)
+    before = [w.copy() for w in m.get_weights()]
+    slots_before = [v.numpy().copy() for v in m.optimizer.variables]
+    counter = int(m._train_counter.numpy())
+    bad_y = np.full(10, 7, "int64")  # class 7 of 3: the loss op fails inside the step
+    with pytest.raises((tf.errors.InvalidArgumentError, ValueError)):
+        m.train_on_batch(X + 1, bad_y)
+    for a, b in zip(m.get_weights(), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip([v.numpy() for v in m.optimizer.variables], slots_before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert int(m._train_counter.numpy()) == counter
+    m.fit(X + 1, good_y, batch_size=5, epochs=1, verbose=0)  # and the model still trains
