@@ -906,3 +906,25 @@ def test_lambda_callback_rejects_unknown_hooks_and_non_callables():
         LambdaCallback(on_step_end=print)
     with pytest.raises(TypeError, match=r"on_epoch_end must be callable or None; got on_epoch_end=1 of type int"):
         LambdaCallback(on_epoch_end=1)
+
+
+def test_model_checkpoint_best_only_needs_a_direction_it_can_infer(tmp_path):
+    model = StubModel()
+    checkpoint = ModelCheckpoint(tmp_path / "m.keras", monitor="val_wiggle", save_best_only=True)
+    with pytest.raises(ValueError, match=r"ModelCheckpoint received monitor='val_wiggle'.*mode='max'"):
+        run_epochs(CallbackList([checkpoint], model=model), model, [{"val_wiggle": 1.0}])
+    # Without save_best_only the direction is never needed.
+    plain = ModelCheckpoint(tmp_path / "p.keras", monitor="val_wiggle")
+    run_epochs(CallbackList([plain], model=model), model, [{"val_wiggle": 1.0}])
+    assert model.saved[-1][1] == str(tmp_path / "p.keras")
+
+
+def test_progbar_takes_verbose_from_params_unless_given():
+    from_params = ProgbarLogger()
+    CallbackList([from_params], verbose="auto", epochs=2, steps=3)
+    assert from_params.verbose == 1
+    CallbackList([from_params], verbose=2, epochs=2, steps=3)
+    assert from_params.verbose == 2
+    explicit = ProgbarLogger(verbose=0)
+    CallbackList([explicit], verbose=1, epochs=2, steps=3)
+    assert explicit.verbose == 0

@@ -32,7 +32,8 @@ class ModelCheckpoint(MonitorCallback):
         save_best_only: save only when `monitor` improves on the best value so far (if `monitor` is
             missing from the logs, warn and save anyway, as Keras does).
         save_weights_only: save weights instead of the whole model.
-        mode: "auto", "min" or "max" (see `monitor`).
+        mode: "auto", "min" or "max" (see `monitor`); only consulted with `save_best_only=True` (Keras also
+            resolves it, and may fail on it, when every epoch is saved anyway).
         save_freq: "epoch", or an int N to save after every N training batches (counted across epochs).
         initial_value_threshold: initial best value for `save_best_only`.
     """

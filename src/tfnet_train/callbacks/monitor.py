@@ -107,9 +107,10 @@ class MonitorCallback(Callback):
 
     def is_improvement(self, current: float, reference: float | None) -> bool:
         """True when `current` beats `reference` by more than `min_delta` (always True against None)."""
+        direction = self.resolve_direction()  # resolved even against None, so a bad monitor fails early
         if reference is None:
             return True
-        if self.resolve_direction() == "max":
+        if direction == "max":
             return bool(np.float32(current - self.min_delta) > np.float32(reference))
         return bool(np.float32(current + self.min_delta) < np.float32(reference))
 
