@@ -44,6 +44,7 @@ class EngineState:
         self.traced_function = None
         self.test_function = None
         self.predict_function = None
+        self.reset_function = None
 
 
 class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, keras.Model):
@@ -76,9 +77,19 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
         return [m.name for m in self.metrics]
 
     def reset_metrics(self) -> None:
-        """Reset the loss metric and every compiled metric."""
-        for metric in self.metrics:
-            metric.reset_state()
+        """Reset the loss metric and every compiled metric (one compiled call: it runs once per epoch)."""
+        state = self._engine
+        if not state.is_compiled:
+            return
+        if state.reset_function is None:
+            metrics = self.metrics
+
+            def reset() -> None:
+                for metric in metrics:
+                    metric.reset_state()
+
+            state.reset_function = reset if state.run_eagerly else tf.function(reset)
+        state.reset_function()
 
     # ----- input checks -------------------------------------------------------------------------------------------
 

@@ -1,0 +1,138 @@
+"""Engine throughput against Keras 3 fit and the hand-written @tf.function loop, measured side by side.
+
+MLP 784-128-10, batch 128, CPU, verbose=0, same data and initial weights for all. Prints steps/s and ratios
+(best of several interleaved rounds, as this machine is shared and noisy), plus the XOR fixed-cost run.
+Run: .venv/bin/python benchmarks/bench_engine.py [--rounds 3] [--samples 25600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+import tfnet_train  # noqa: E402
+from tfnet_train import optimizers  # noqa: E402
+
+BATCH = 128
+
+
+def layers() -> list:
+    return [keras.Input((784,)), keras.layers.Dense(128, activation="relu"), keras.layers.Dense(10)]
+
+
+def loss() -> keras.losses.Loss:
+    return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+def time_fit(model: keras.Model, x: np.ndarray, y: np.ndarray, epochs: int) -> float:
+    model.fit(x, y, batch_size=BATCH, epochs=1, verbose=0, shuffle=False)  # warm-up: traces
+    start = time.perf_counter()
+    model.fit(x, y, batch_size=BATCH, epochs=epochs, verbose=0, shuffle=False)
+    return epochs * int(np.ceil(len(x) / BATCH)) / (time.perf_counter() - start)
+
+
+def ours(weights: list, spe: int = 1) -> tfnet_train.Sequential:
+    model = tfnet_train.Sequential(layers())
+    model.set_weights(weights)
+    model.compile(optimizers.Adam(1e-3), loss(), metrics=["accuracy"], steps_per_execution=spe)
+    return model
+
+
+def theirs(weights: list, spe: int = 1) -> keras.Model:
+    model = keras.Sequential(layers())
+    model.set_weights(weights)
+    model.compile(keras.optimizers.Adam(1e-3), loss(), metrics=["accuracy"], steps_per_execution=spe)
+    return model
+
+
+def hand_loop(weights: list, x: np.ndarray, y: np.ndarray, epochs: int) -> float:
+    model = keras.Sequential(layers())
+    model.set_weights(weights)
+    optimizer = keras.optimizers.Adam(1e-3)
+    loss_fn = loss()
+    loss_mean = keras.metrics.Mean()
+    accuracy = keras.metrics.SparseCategoricalAccuracy()
+
+    @tf.function
+    def step(xb: tf.Tensor, yb: tf.Tensor) -> None:
+        with tf.GradientTape() as tape:
+            logits = model(xb, training=True)
+            value = loss_fn(yb, logits)
+        grads = tape.gradient(value, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        loss_mean.update_state(value)
+        accuracy.update_state(yb, logits)
+
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(BATCH).prefetch(2)
+    for xb, yb in dataset.take(2):
+        step(xb, yb)
+    start = time.perf_counter()
+    for _ in range(epochs):
+        loss_mean.reset_state()
+        accuracy.reset_state()
+        for xb, yb in dataset:
+            step(xb, yb)
+        float(loss_mean.result())
+    return epochs * int(np.ceil(len(x) / BATCH)) / (time.perf_counter() - start)
+
+
+def xor_seconds(make: type, optimizer: object) -> float:
+    x = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], "float32")
+    y = np.array([0, 1, 1, 0], "float32")
+    keras.utils.set_random_seed(0)
+    model = make([keras.Input((2,)), keras.layers.Dense(4, activation="tanh"),
+                  keras.layers.Dense(4, activation="tanh"), keras.layers.Dense(1, activation="sigmoid")])
+    model.compile(optimizer, "binary_crossentropy", metrics=["accuracy"])
+    start = time.perf_counter()
+    model.fit(x, y, epochs=1000, verbose=0)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=25600)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--skip-xor-keras", action="store_true")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(args.samples, 784)).astype("float32")
+    y = rng.integers(0, 10, size=args.samples).astype("int64")
+    keras.utils.set_random_seed(0)
+    weights = keras.Sequential(layers()).get_weights()
+    best: dict[str, float] = {}
+    for _ in range(args.rounds):  # interleaved rounds, best of each
+        runs = {
+            "loop": lambda: hand_loop(weights, x, y, args.epochs),
+            "ours": lambda: time_fit(ours(weights), x, y, args.epochs),
+            "keras": lambda: time_fit(theirs(weights), x, y, args.epochs),
+            "ours_spe32": lambda: time_fit(ours(weights, 32), x, y, args.epochs),
+            "keras_spe32": lambda: time_fit(theirs(weights, 32), x, y, args.epochs),
+        }
+        for name, run in runs.items():
+            best[name] = max(best.get(name, 0.0), run())
+    print(f"MLP 784-128-10, batch {BATCH}, {args.samples} samples, best of {args.rounds} rounds (steps/s)")
+    for name, value in best.items():
+        print(f"  {name:12s} {value:8.0f}")
+    print(f"  fit / hand-written loop           {best['ours'] / best['loop']:.2f}x  (target >= 0.90)")
+    print(f"  fit / keras fit                   {best['ours'] / best['keras']:.2f}x")
+    print(f"  fit spe=32 / hand-written loop    {best['ours_spe32'] / best['loop']:.2f}x  (target >= 1.00)")
+    print(f"  fit spe=32 / keras fit spe=32     {best['ours_spe32'] / best['keras_spe32']:.2f}x  (target >= 1.00)")
+    ours_xor = xor_seconds(tfnet_train.Sequential, optimizers.SGD(0.1))
+    print(f"XOR 2-4-4-1, 1000 one-step epochs: tfnet_train {ours_xor:.2f} s (target <= 2 s)", end="")
+    if not args.skip_xor_keras:
+        keras_xor = xor_seconds(keras.Sequential, keras.optimizers.SGD(0.1))
+        print(f", keras {keras_xor:.2f} s, ratio {keras_xor / ours_xor:.1f}x faster")
+    else:
+        print()
+
+
+if __name__ == "__main__":
+    main()
