@@ -1,0 +1,66 @@
+"""Every interop example runs as a user would run it (shortened where it trains); its printed results are checked."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import load_digits
+
+from tfnet_train.tolerances import allclose
+
+ROOT = Path(__file__).resolve().parents[1]
+PY_EXAMPLES = ROOT / "interop_examples" / "python"
+NUMBER = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+
+
+def run_python_example(name: str, *args: str, timeout: float = 240) -> str:
+    """Run ``interop_examples/python/<name>`` with the project's interpreter; fail with its output if it fails."""
+    proc = subprocess.run(
+        [sys.executable, str(PY_EXAMPLES / name), *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    assert proc.returncode == 0, f"{name} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def test_examples_state_how_to_run_them() -> None:
+    for path in sorted((ROOT / "interop_examples").rglob("*")):
+        if path.suffix in (".py", ".cs"):
+            head = path.read_text().splitlines()[:12]
+            assert any("Run:" in line for line in head), f"{path.name} has no 'Run:' line at its top"
+
+
+def test_one_training_step_matches_textbook_step() -> None:
+    out = run_python_example("one_training_step.py")
+    labels = load_digits().target[:8].tolist()
+    assert f"labels {labels}" in out
+    loss = float(re.search(rf"sparse categorical cross-entropy: ({NUMBER})", out).group(1))
+    assert abs(loss - math.log(10)) < 0.5, "a fresh 10-class network starts near chance level"
+    assert "update w - 0.1 * g applied: yes" in out
+    for stage in ("predictions", "loss", "gradients", "weights after update"):
+        assert re.search(rf"^{stage}\s+max \|engine - textbook\| = {NUMBER}\s+same$", out, re.M), stage
+    engine_loss = float(re.search(rf"engine step 0: loss ({NUMBER})", out).group(1))
+    assert allclose(engine_loss, loss)
+    assert "result: same numbers" in out
+
+
+def test_custom_loop_matches_fit() -> None:
+    out = run_python_example("custom_loop_vs_fit.py", "--epochs", "2")
+    rows = {
+        kind: [(float(a), float(b)) for a, b in re.findall(
+            rf"^{kind}\s+epoch \d+: loss ({NUMBER})\s+accuracy ({NUMBER})$", out, re.M)]
+        for kind in ("loop", "fit")
+    }
+    assert len(rows["loop"]) == len(rows["fit"]) == 2
+    assert allclose(np.array(rows["fit"]), np.array(rows["loop"]))
+    assert rows["loop"][1][0] < rows["loop"][0][0], "loss falls from epoch 1 to epoch 2"
+    assert "logs per epoch: same" in out
+    assert "final weights: same" in out
+    assert "result: same weights and logs" in out
