@@ -50,6 +50,8 @@ def variable_key(var: Any) -> str:
     if isinstance(var, tf.distribute.DistributedValues):
         return var._unique_id
     container = getattr(var, "_distributed_container", None)
+    if container is None and isinstance(var, tf.Variable):
+        container = getattr(var.handle, "_distributed_container", None)
     if container is not None:
         return container()._unique_id
     return var._unique_id
@@ -252,9 +254,7 @@ class OptimizerV2:
         with tf.init_scope():
             for var in var_list:
                 if not is_variable(var):
-                    raise TypeError(
-                        f"Argument `var_list` must hold variables, got {type(var).__name__}: {var!r}"
-                    )
+                    raise TypeError(f"Argument `var_list` must hold variables, got {type(var).__name__}: {var!r}")
                 slots = self._slots.setdefault(variable_key(var), {})
                 for slot_name in self._slot_names():
                     if slot_name not in slots:
@@ -310,9 +310,7 @@ class OptimizerV2:
         return {
             "iterations": tf.identity(self._iterations),
             "learning_rate": tf.cast(self._current_learning_rate(), tf.float32),
-            "slots": {
-                name: [tf.identity(self.get_slot(var, name)) for var in var_list] for name in self._slot_names()
-            },
+            "slots": {name: [tf.identity(self.get_slot(var, name)) for var in var_list] for name in self._slot_names()},
         }
 
     # ----------------------------------------------------------------- gradient pipeline

@@ -91,9 +91,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     """``values[0]`` while ``step <= boundaries[0]``, ``values[i]`` while ``boundaries[i-1] < step <=
     boundaries[i]``, ``values[-1]`` after the last boundary."""
 
-    def __init__(
-        self, boundaries: Sequence[int], values: Sequence[float], name: str = "PiecewiseConstant"
-    ) -> None:
+    def __init__(self, boundaries: Sequence[int], values: Sequence[float], name: str = "PiecewiseConstant") -> None:
         boundaries, values = list(boundaries), list(values)
         if len(boundaries) != len(values) - 1:
             raise ValueError(

@@ -1,0 +1,533 @@
+"""Optimizers: Keras 3 parity (keras profile), TensorFlow.NET formulas (tfnet profile, NumPy reference),
+graph/eager agreement, learning-rate changes, distribution, and every argument error."""
+
+from __future__ import annotations
+
+import warnings
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tfnet_train import optimizers
+from tfnet_train.optimizers import SGD, Adam, AdamW, RMSprop
+from tfnet_train.tolerances import assert_close
+
+SHAPES = [(3, 4), (4,), (2, 3, 2)]
+STEPS = 5
+LR = 0.01
+
+OPTIMIZER_CASES = {
+    "sgd": ("SGD", {}),
+    "sgd_momentum": ("SGD", {"momentum": 0.9}),
+    "sgd_nesterov": ("SGD", {"momentum": 0.9, "nesterov": True}),
+    "adam": ("Adam", {}),
+    "adam_amsgrad": ("Adam", {"amsgrad": True}),
+    "adamw": ("AdamW", {"weight_decay": 0.1}),
+    "rmsprop": ("RMSprop", {}),
+    "rmsprop_momentum": ("RMSprop", {"momentum": 0.5}),
+    "rmsprop_centered": ("RMSprop", {"centered": True}),
+}
+CLIP_CASES = {
+    "no_clip": {},
+    "clipnorm": {"clipnorm": 0.5},
+    "clipvalue": {"clipvalue": 0.05},
+    "global_clipnorm": {"global_clipnorm": 0.5},
+}
+# our slot name -> attribute of the Keras 3 optimizer holding the matching per-variable list
+KERAS_SLOT_ATTRIBUTES = {
+    "SGD": {"momentum": "momentums"},
+    "Adam": {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"},
+    "AdamW": {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"},
+    "RMSprop": {"rms": "_velocities", "momentum": "_momentums", "mg": "_average_gradients"},
+}
+
+
+def _problem(seed: int = 0) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+    rng = np.random.default_rng(seed)
+    initial = [rng.normal(size=s).astype(np.float32) for s in SHAPES]
+    grads = [[rng.normal(size=s).astype(np.float32) for s in SHAPES] for _ in range(STEPS)]
+    return initial, grads
+
+
+def _variables(initial: list[np.ndarray]) -> list[keras.Variable]:
+    return [keras.Variable(a.copy(), name=f"w{i}") for i, a in enumerate(initial)]
+
+
+def _train(optimizer, initial, grads, **apply_kwargs) -> list:
+    variables = _variables(initial)
+    for step_grads in grads:
+        optimizer.apply_gradients(
+            [(tf.constant(g), v) for g, v in zip(step_grads, variables, strict=True)], **apply_kwargs
+        )
+    return variables
+
+
+def _assert_all_close(actual, expected, what: str) -> None:
+    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+        assert_close(np.asarray(a), np.asarray(e), what=f"{what}[{i}]")
+
+
+def _compare_with_keras(class_name: str, kwargs: dict, ours_lr, keras_lr) -> None:
+    initial, grads = _problem()
+    ours = getattr(optimizers, class_name)(learning_rate=ours_lr, **kwargs)
+    reference = getattr(keras.optimizers, class_name)(learning_rate=keras_lr, **kwargs)
+    ours_vars = _train(ours, initial, grads)
+    keras_vars = _train(reference, initial, grads)
+    _assert_all_close([v.numpy() for v in ours_vars], [v.numpy() for v in keras_vars], "variables")
+    assert int(ours.iterations.numpy()) == int(reference.iterations.numpy()) == STEPS
+    for slot, attribute in KERAS_SLOT_ATTRIBUTES[class_name].items():
+        if slot not in ours.get_slot_names():
+            continue
+        expected = [s.numpy() for s in getattr(reference, attribute)]
+        actual = [ours.get_slot(v, slot).numpy() for v in ours_vars]
+        _assert_all_close(actual, expected, f"slot {slot}")
+
+
+# ------------------------------------------------------------------------------------------------ keras profile
+@pytest.mark.parametrize("clip", CLIP_CASES.values(), ids=CLIP_CASES.keys())
+@pytest.mark.parametrize("case", OPTIMIZER_CASES.values(), ids=OPTIMIZER_CASES.keys())
+def test_keras_profile_matches_keras3(case, clip):
+    class_name, kwargs = case
+    _compare_with_keras(class_name, {**kwargs, **clip}, LR, LR)
+
+
+@pytest.mark.parametrize("case", OPTIMIZER_CASES.values(), ids=OPTIMIZER_CASES.keys())
+def test_keras_profile_matches_keras3_with_schedule(case):
+    class_name, kwargs = case
+    ours = optimizers.ExponentialDecay(0.05, decay_steps=2, decay_rate=0.5)
+    theirs = keras.optimizers.schedules.ExponentialDecay(0.05, decay_steps=2, decay_rate=0.5)
+    _compare_with_keras(class_name, kwargs, ours, theirs)
+
+
+def test_keras_schedule_object_is_accepted():
+    theirs = keras.optimizers.schedules.PiecewiseConstantDecay([1, 3], [0.1, 0.05, 0.01])
+    _compare_with_keras("Adam", {}, theirs, theirs)
+
+
+def test_adamw_exclusion_by_name_matches_keras3():
+    initial, grads = _problem()
+    ours, reference = AdamW(learning_rate=0.05, weight_decay=0.5), keras.optimizers.AdamW(0.05, 0.5)
+    ours.exclude_from_weight_decay(var_names=["w1", "w2"])
+    reference.exclude_from_weight_decay(var_names=["w1", "w2"])
+    ours_vars, keras_vars = _train(ours, initial, grads), _train(reference, initial, grads)
+    _assert_all_close([v.numpy() for v in ours_vars], [v.numpy() for v in keras_vars], "variables")
+    included = _train(AdamW(learning_rate=0.05, weight_decay=0.5), initial, grads)
+    assert not np.allclose(included[1].numpy(), ours_vars[1].numpy())  # the exclusion changed something
+
+
+def test_adamw_exclusion_by_variable():
+    initial, grads = _problem()
+    variables = _variables(initial)
+    optimizer = AdamW(learning_rate=0.05, weight_decay=0.5)
+    optimizer.exclude_from_weight_decay(var_list=[variables[0]])
+    for step_grads in grads:
+        optimizer.apply_gradients([(tf.constant(g), v) for g, v in zip(step_grads, variables, strict=True)])
+    plain = _train(Adam(learning_rate=0.05), initial, grads)
+    decayed = _train(AdamW(learning_rate=0.05, weight_decay=0.5), initial, grads)
+    assert_close(variables[0].numpy(), plain[0].numpy(), what="excluded variable follows plain Adam")
+    assert_close(variables[1].numpy(), decayed[1].numpy(), what="other variables decay")
+
+
+def test_combined_clipping_order_is_value_then_norm():
+    grads = [tf.constant([3.0, -4.0, 0.5]), None, tf.constant([[0.1, 2.0]])]
+    optimizer = SGD(clipvalue=1.0, clipnorm=1.2)
+    clipped = optimizer._clip_gradients(grads)
+    assert clipped[1] is None
+    for got, raw in ((clipped[0], [3.0, -4.0, 0.5]), (clipped[2], [[0.1, 2.0]])):
+        expected = np.clip(np.asarray(raw, np.float64), -1.0, 1.0)
+        expected = expected * min(1.0, 1.2 / np.linalg.norm(expected))
+        assert_close(got.numpy(), expected, what="clipvalue then clipnorm")
+
+
+def test_combined_clipping_value_then_global_norm():
+    raw = [np.array([3.0, -4.0, 0.5]), np.array([[0.1, 2.0]])]
+    clipped = SGD(clipvalue=1.0, global_clipnorm=1.0)._clip_gradients([tf.constant(r, tf.float32) for r in raw])
+    by_value = [np.clip(r, -1.0, 1.0) for r in raw]
+    norm = np.sqrt(sum(float(np.sum(r**2)) for r in by_value))
+    _assert_all_close([c.numpy() for c in clipped], [r / norm for r in by_value], "global")
+
+
+def test_none_gradient_is_skipped_with_warning_under_keras():
+    w0, w1 = tf.Variable([1.0, 2.0], name="kept"), tf.Variable([5.0], name="orphan")
+    optimizer = SGD(learning_rate=0.5)
+    with pytest.warns(UserWarning, match="orphan"):
+        optimizer.apply_gradients([(tf.constant([1.0, 1.0]), w0), (None, w1)])
+    assert_close(w0.numpy(), [0.5, 1.5], what="updated")
+    assert_close(w1.numpy(), [5.0], what="skipped")
+    with pytest.raises(ValueError, match="No gradients provided"):
+        optimizer.apply_gradients([(None, w0), (None, w1)])
+
+
+def test_constraint_applied_under_keras_only():
+    for semantics, expected in (("keras", [0.0, 1.5]), ("tfnet", [-0.5, 1.5])):
+        w = keras.Variable(np.array([0.5, 2.0], np.float32))
+        w.constraint = keras.constraints.NonNeg()
+        optimizer = SGD(learning_rate=1.0)
+        optimizer._set_semantics(semantics)
+        optimizer.apply_gradients([(tf.constant([1.0, 0.5]), w)])
+        assert_close(w.numpy(), expected, what=semantics)
+
+
+# ------------------------------------------------------------------------------------------------ tfnet profile
+def _numpy_tfnet(class_name: str, kwargs: dict, initial, grads, lr_per_step):
+    """TensorFlow.NET 0.15's update formulas, written out in NumPy (float64)."""
+    w = [a.astype(np.float64) for a in initial]
+    state = {k: [np.zeros_like(a) for a in w] for k in ("a", "m", "v")}
+    lr0 = lr_per_step[0]
+    for t, (step_grads, lr) in enumerate(zip(grads, lr_per_step, strict=True), start=1):
+        for i, g in enumerate(step_grads):
+            g = g.astype(np.float64)
+            if class_name == "SGD":
+                if kwargs.get("momentum", 0.0) > 0:
+                    state["a"][i] = kwargs["momentum"] * state["a"][i] - lr * g
+                    w[i] = w[i] + state["a"][i]
+                else:
+                    w[i] = w[i] - lr * g
+            elif class_name in ("Adam", "AdamW"):
+                if class_name == "AdamW":
+                    w[i] = w[i] + (-lr0 * w[i] * kwargs.get("weight_decay", 0.004))
+                b1, b2, eps = 0.9, 0.999, 1e-7
+                lr_t = lr * np.sqrt(1 - b2**t) / (1 - b1**t)
+                state["m"][i] = b1 * state["m"][i] + (1 - b1) * g
+                state["v"][i] = b2 * state["v"][i] + (1 - b2) * g * g
+                w[i] = w[i] - lr_t * state["m"][i] / (np.sqrt(state["v"][i]) + eps)
+            elif class_name == "RMSprop":
+                rho, eps = 0.9, 1e-7
+                state["v"][i] = rho * state["v"][i] + (1 - rho) * g * g
+                w[i] = w[i] - lr * g / (np.sqrt(state["v"][i]) + eps)
+    return w
+
+
+TFNET_CASES = {
+    "sgd": ("SGD", {}),
+    "sgd_momentum": ("SGD", {"momentum": 0.9}),
+    "sgd_nesterov_ignored": ("SGD", {"momentum": 0.9, "nesterov": True}),
+    "adam": ("Adam", {}),
+    "adamw": ("AdamW", {"weight_decay": 0.1}),
+    "rmsprop": ("RMSprop", {}),
+    "rmsprop_momentum_ignored": ("RMSprop", {"momentum": 0.9}),
+}
+
+
+@pytest.mark.parametrize("clip", CLIP_CASES.values(), ids=CLIP_CASES.keys())
+@pytest.mark.parametrize("case", TFNET_CASES.values(), ids=TFNET_CASES.keys())
+def test_tfnet_profile_matches_numpy_formulas(case, clip):
+    class_name, kwargs = case
+    initial, grads = _problem(seed=1)
+    optimizer = getattr(optimizers, class_name)(learning_rate=LR, **kwargs, **clip)
+    optimizer._set_semantics("tfnet")
+    variables = _train(optimizer, initial, grads)
+    expected = _numpy_tfnet(class_name, kwargs, initial, grads, [LR] * STEPS)
+    _assert_all_close([v.numpy() for v in variables], expected, "variables")
+    assert int(optimizer.iterations.numpy()) == STEPS
+
+
+def test_tfnet_rmsprop_has_no_momentum_slot_and_puts_eps_outside_sqrt():
+    optimizer = RMSprop(learning_rate=0.1, momentum=0.9, epsilon=0.5)
+    optimizer._set_semantics("tfnet")
+    w = tf.Variable([1.0])
+    optimizer.apply_gradients([(tf.constant([2.0]), w)])
+    assert optimizer.get_slot_names() == ["rms"]
+    rms = 0.1 * 4.0
+    assert_close(w.numpy(), [1.0 - 0.1 * 2.0 / (np.sqrt(rms) + 0.5)], what="eps outside sqrt")
+    keras_profile = RMSprop(learning_rate=0.1, epsilon=0.5)
+    v = tf.Variable([1.0])
+    keras_profile.apply_gradients([(tf.constant([2.0]), v)])
+    assert_close(v.numpy(), [1.0 - 0.1 * 2.0 / np.sqrt(rms + 0.5)], what="eps inside sqrt")
+
+
+def test_tfnet_adamw_decays_with_constructor_learning_rate():
+    initial, grads = _problem(seed=2)
+    optimizer = AdamW(learning_rate=0.01, weight_decay=0.2)
+    optimizer._set_semantics("tfnet")
+    variables = _variables(initial)
+    lrs = [0.01, 0.01, 0.05, 0.05, 0.05]
+    for step_grads, lr in zip(grads, lrs, strict=True):
+        optimizer.learning_rate = lr
+        optimizer.apply_gradients([(tf.constant(g), v) for g, v in zip(step_grads, variables, strict=True)])
+    expected = _numpy_tfnet("AdamW", {"weight_decay": 0.2}, initial, grads, lrs)
+    _assert_all_close([v.numpy() for v in variables], expected, "variables")
+
+
+@pytest.mark.parametrize(
+    "optimizer", [RMSprop(centered=True), Adam(amsgrad=True), AdamW(amsgrad=True)], ids=["centered", "adam", "adamw"]
+)
+def test_tfnet_unsupported_configurations_raise(optimizer):
+    optimizer._set_semantics("tfnet")
+    w = tf.Variable([1.0])
+    with pytest.raises(NotImplementedError, match="semantics='tfnet'"):
+        optimizer.apply_gradients([(tf.constant([1.0]), w)])
+    assert_close(w.numpy(), [1.0], what="nothing applied")
+    assert int(optimizer.iterations.numpy()) == 0
+
+
+def test_tfnet_none_gradient_names_the_variable():
+    optimizer = SGD()
+    optimizer._set_semantics("tfnet")
+    w0, w1 = tf.Variable([1.0], name="first"), keras.Variable([1.0], name="second")
+    with pytest.raises(ValueError, match="second.*None"):
+        optimizer.apply_gradients([(tf.constant([1.0]), w0), (None, w1)])
+
+
+def test_tfnet_rejects_schedules():
+    schedule = optimizers.ExponentialDecay(0.1, 10, 0.9)
+    with pytest.raises(ValueError, match="learning_rate.*float.*ExponentialDecay"):
+        SGD(learning_rate=schedule)._set_semantics("tfnet")
+    optimizer = SGD()
+    optimizer._set_semantics("tfnet")
+    with pytest.raises(ValueError, match="learning_rate.*tfnet"):
+        optimizer.learning_rate = keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9)
+
+
+def test_tfnet_aggregation_and_clipping_are_identity():
+    optimizer = SGD(clipvalue=0.1, clipnorm=0.1)
+    optimizer._set_semantics("tfnet")
+    grads = [tf.constant([3.0, 4.0]), None]
+    assert optimizer._clip_gradients(grads)[0] is grads[0]
+    assert optimizer._aggregate_gradients(zip(grads, [tf.Variable([0.0, 0.0]), tf.Variable(0.0)]))[0] is grads[0]
+
+
+# ------------------------------------------------------------------------------------------------ execution modes
+@pytest.mark.parametrize("case", OPTIMIZER_CASES.values(), ids=OPTIMIZER_CASES.keys())
+def test_tf_function_equals_eager(case):
+    class_name, kwargs = case
+    initial, grads = _problem(seed=3)
+    eager_vars = _train(getattr(optimizers, class_name)(learning_rate=LR, clipnorm=1.0, **kwargs), initial, grads)
+    optimizer = getattr(optimizers, class_name)(learning_rate=LR, clipnorm=1.0, **kwargs)
+    variables = _variables(initial)
+
+    @tf.function
+    def step(step_grads):
+        optimizer.apply_gradients(list(zip(step_grads, variables, strict=True)))
+
+    for step_grads in grads:
+        step([tf.constant(g) for g in step_grads])
+    _assert_all_close([v.numpy() for v in variables], [v.numpy() for v in eager_vars], "graph vs eager")
+    assert int(optimizer.iterations.numpy()) == STEPS
+
+
+def test_learning_rate_change_takes_effect_without_retrace():
+    optimizer = SGD(learning_rate=0.1)
+    w = tf.Variable([1.0])
+    traces = []
+
+    @tf.function
+    def step():
+        traces.append(1)
+        optimizer.apply_gradients([(tf.constant([1.0]), w)])
+
+    step()
+    assert_close(w.numpy(), [0.9], what="lr 0.1")
+    optimizer.learning_rate = 0.05
+    assert optimizer.learning_rate == pytest.approx(0.05)
+    step()
+    assert_close(w.numpy(), [0.85], what="lr 0.05")
+    assert len(traces) == 1
+
+
+def test_schedule_is_evaluated_at_iterations_and_returned_by_getter():
+    schedule = optimizers.PiecewiseConstantDecay([1], [0.5, 0.1])
+    optimizer = SGD(learning_rate=schedule)
+    assert optimizer.learning_rate is schedule
+    w = tf.Variable([0.0])
+    for _ in range(3):
+        optimizer.apply_gradients([(tf.constant([1.0]), w)])
+    assert_close(w.numpy(), [-(0.5 + 0.5 + 0.1)], what="steps 0,1 at 0.5 then 0.1")
+    assert_close(optimizer._current_learning_rate().numpy(), 0.1, what="next")
+
+
+def test_without_aggregation_flag_gradients_are_not_clipped():
+    w_raw, w_clipped = tf.Variable([0.0]), tf.Variable([0.0])
+    optimizer = SGD(learning_rate=1.0, clipvalue=0.01)
+    optimizer.apply_gradients([(tf.constant([1.0]), w_raw)], experimental_aggregate_gradients=False)
+    optimizer.apply_gradients([(tf.constant([1.0]), w_clipped)], experimental_aggregate_gradients=True)
+    assert_close(w_raw.numpy(), [-1.0], what="as given")
+    assert_close(w_clipped.numpy(), [-0.01], what="clipped")
+
+
+def test_build_is_idempotent_and_get_state_works_eagerly_and_in_graph():
+    w = [tf.Variable(np.ones((2, 2), np.float32)), tf.Variable([1.0])]
+    optimizer = Adam(learning_rate=0.1, amsgrad=True)
+    optimizer.build(w)
+    optimizer.build(w)
+    assert len(optimizer.variables) == 2 + 3 * len(w)
+    assert optimizer.get_slot_names() == ["m", "v", "vhat"]
+    optimizer.apply_gradients([(tf.ones((2, 2)), w[0]), (tf.constant([2.0]), w[1])])
+    eager = optimizer.get_state(w)
+    graph = tf.function(lambda: optimizer.get_state(w))()
+    for state in (eager, graph):
+        assert state["iterations"].dtype == tf.int64 and int(state["iterations"]) == 1
+        assert state["learning_rate"].dtype == tf.float32
+        assert_close(state["learning_rate"].numpy(), 0.1, what="learning_rate")
+        assert sorted(state["slots"]) == ["m", "v", "vhat"]
+        assert_close(state["slots"]["m"][1].numpy(), [0.2], what="m after one step")  # (1 - 0.9) * 2
+
+
+def test_iterations_and_learning_rate_variables():
+    optimizer = RMSprop(learning_rate=0.02)
+    assert optimizer.iterations.dtype == tf.int64 and int(optimizer.iterations.numpy()) == 0
+    assert optimizer.lr.dtype == tf.float32
+    assert optimizer.learning_rate == pytest.approx(0.02)
+    config = optimizer.get_config()
+    assert config["learning_rate"] == pytest.approx(0.02) and config["rho"] == 0.9
+    rebuilt = RMSprop.from_config(config)
+    assert rebuilt.get_config() == config
+
+
+def test_schedule_config_round_trip():
+    optimizer = Adam(learning_rate=optimizers.CosineDecay(0.1, 100))
+    config = optimizer.get_config()
+    assert config["learning_rate"]["class_name"] == "CosineDecay"
+    rebuilt = Adam.from_config(config)
+    assert isinstance(rebuilt.learning_rate, optimizers.CosineDecay)
+
+
+# ------------------------------------------------------------------------------------------------ distribution
+@pytest.fixture(scope="module")
+def strategy() -> tf.distribute.MirroredStrategy:
+    """One strategy for the module; reduction through one device, so no collective keys are shared with
+    strategies other tests create in the same process."""
+    if len(tf.config.list_logical_devices("CPU")) < 2:
+        raise RuntimeError("tests/conftest.py must configure two logical CPU devices")
+    return tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], cross_device_ops=tf.distribute.ReductionToOneDevice())
+
+
+def test_aggregate_gradients_sums_across_replicas(strategy):
+    with strategy.scope():
+        w = tf.Variable([0.0, 0.0])
+        optimizer = SGD()
+
+    def replica_fn():
+        replica = tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32)
+        return optimizer._aggregate_gradients([(tf.stack([replica + 1.0, 10.0 * replica]), w)])[0]
+
+    per_replica = strategy.run(replica_fn)
+    for value in strategy.experimental_local_results(per_replica):
+        assert_close(value.numpy(), [3.0, 10.0], what="sum of replicas")
+
+
+@pytest.mark.parametrize("in_graph", [False, True], ids=["eager", "tf_function"])
+def test_apply_gradients_in_mirrored_strategy_equals_single_device(strategy, in_graph):
+    with strategy.scope():
+        w = keras.Variable(np.ones((2, 2), np.float32), name="w")
+        optimizer = Adam(learning_rate=0.1, clipnorm=0.5)
+
+    def replica_fn():
+        replica = tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32)
+        optimizer.apply_gradients([(tf.ones((2, 2)) * (replica + 1.0), w)])
+
+    def run():
+        strategy.run(replica_fn)
+
+    step = tf.function(run) if in_graph else run
+    for _ in range(3):
+        step()
+    single = tf.Variable(np.ones((2, 2), np.float32))
+    reference = Adam(learning_rate=0.1, clipnorm=0.5)
+    for _ in range(3):
+        reference.apply_gradients([(tf.ones((2, 2)) * 3.0, single)])
+    for component in w.value.values:
+        assert_close(component.numpy(), single.numpy(), what="mirrored copy")
+    for component in optimizer.get_slot(w, "m").values:
+        assert_close(component.numpy(), reference.get_slot(single, "m").numpy(), what="mirrored slot")
+    assert int(optimizer.iterations.numpy()) == 3
+
+
+# ------------------------------------------------------------------------------------------------ get()
+def test_get_resolves_identifiers():
+    instance = Adam()
+    assert optimizers.get(instance) is instance
+    for name, cls in (("SGD", SGD), ("adam", Adam), ("AdamW", AdamW), ("rmsProp", RMSprop)):
+        resolved = optimizers.get(name)
+        assert type(resolved) is cls and resolved.semantics == "keras"
+    default = optimizers.get(None)
+    assert type(default) is RMSprop and default.get_config()["rho"] == 0.9
+    for name in ("adam", "sgd", "whatever"):
+        resolved = optimizers.get(name, semantics="tfnet")
+        assert type(resolved) is RMSprop and resolved.semantics == "tfnet"
+        config = resolved.get_config()
+        assert (config["learning_rate"], config["rho"], config["epsilon"]) == pytest.approx((0.001, 0.9, 1e-7))
+
+
+def test_get_errors():
+    with pytest.raises(ValueError, match=r"optimizer.*adam.*adamw.*rmsprop.*sgd.*'nadam'"):
+        optimizers.get("nadam")
+    with pytest.raises(TypeError, match="optimizer.*Keras optimizer.*tfnet_train.optimizers"):
+        optimizers.get(keras.optimizers.Adam())
+    with pytest.raises(TypeError, match="optimizer.*int"):
+        optimizers.get(3)
+    with pytest.raises(ValueError, match="semantics.*'pytorch'"):
+        optimizers.get("adam", semantics="pytorch")
+
+
+# ------------------------------------------------------------------------------------------------ argument errors
+@pytest.mark.parametrize(
+    "build, error, pattern",
+    [
+        (lambda: SGD(clipnorm=1.0, global_clipnorm=1.0), ValueError, "clipnorm.*global_clipnorm.*1.0"),
+        (lambda: SGD(learning_rate=0.0), ValueError, r"learning_rate.*> 0.*0\.0"),
+        (lambda: Adam(learning_rate=-0.1), ValueError, r"learning_rate.*> 0.*-0\.1"),
+        (lambda: Adam(learning_rate="fast"), TypeError, "learning_rate.*float.*str.*'fast'"),
+        (lambda: Adam(learning_rate=lambda: 0.1), TypeError, "learning_rate.*LearningRateSchedule"),
+        (lambda: Adam(beta_1=1.0), ValueError, r"beta_1.*\[0.0, 1.0\).*1.0"),
+        (lambda: Adam(beta_2=-0.5), ValueError, r"beta_2.*-0.5"),
+        (lambda: Adam(epsilon=-1e-7), ValueError, "epsilon.*>= 0.*-1e-07"),
+        (lambda: Adam(amsgrad="yes"), TypeError, "amsgrad.*bool.*'yes'"),
+        (lambda: AdamW(weight_decay=-0.1), ValueError, "weight_decay.*>= 0.*-0.1"),
+        (lambda: AdamW(weight_decay=None), ValueError, "weight_decay.*None"),
+        (lambda: SGD(momentum=1.5), ValueError, r"momentum.*\[0.0, 1.0\].*1.5"),
+        (lambda: SGD(nesterov=1), TypeError, "nesterov.*bool"),
+        (lambda: RMSprop(rho=1.0), ValueError, r"rho.*1.0"),
+        (lambda: RMSprop(momentum=-0.1), ValueError, r"momentum.*-0.1"),
+        (lambda: RMSprop(clipvalue=-1.0), ValueError, r"clipvalue.*> 0.*-1.0"),
+        (lambda: RMSprop(clipnorm=float("nan")), ValueError, "clipnorm.*finite"),
+        (lambda: SGD(name=""), TypeError, "name"),
+        (lambda: SGD()._set_semantics("tf"), ValueError, r"semantics.*\('keras', 'tfnet'\).*'tf'"),
+    ],
+)
+def test_constructor_and_profile_errors(build, error, pattern):
+    with pytest.raises(error, match=pattern):
+        build()
+
+
+def test_apply_and_slot_errors():
+    optimizer = SGD(momentum=0.5)
+    w = tf.Variable(np.zeros((2, 3), np.float32), name="kernel")
+    with pytest.raises(ValueError, match=r"grads_and_vars.*kernel.*\(2, 3\).*\(3, 2\)"):
+        optimizer.apply_gradients([(tf.zeros((3, 2)), w)])
+    with pytest.raises(TypeError, match="grads_and_vars.*ndarray"):
+        optimizer.apply_gradients([(tf.zeros((2, 3)), np.zeros((2, 3)))])
+    with pytest.raises(ValueError, match="grads_and_vars.*3 items"):
+        optimizer.apply_gradients([(tf.zeros((2, 3)), w, w)])
+    with pytest.raises(TypeError, match="grads_and_vars.*int"):
+        optimizer.apply_gradients(5)
+    with pytest.raises(ValueError, match="var.*kernel.*no slots"):
+        optimizer.get_slot(w, "momentum")
+    optimizer.build([w])
+    with pytest.raises(ValueError, match=r"slot_name.*\['momentum'\].*'m'"):
+        optimizer.get_slot(w, "m")
+    with pytest.raises(TypeError, match="var_list.*str"):
+        optimizer.build(["kernel"])
+    with pytest.raises(ValueError, match=r"learning_rate.*> 0.*-1"):
+        optimizer.learning_rate = -1.0
+    scheduled = SGD(learning_rate=optimizers.ExponentialDecay(0.1, 10, 0.5))
+    with pytest.raises(TypeError, match="learning_rate.*ExponentialDecay.*0.05"):
+        scheduled.learning_rate = 0.05
+    with pytest.raises(TypeError, match="var_names.*int"):
+        AdamW().exclude_from_weight_decay(var_names=[3])
+    with pytest.raises(TypeError, match="var_list.*str"):
+        AdamW().exclude_from_weight_decay(var_list=["bias"])
+
+
+def test_empty_gradient_list_is_a_no_op():
+    optimizer = Adam()
+    optimizer.apply_gradients([])
+    assert int(optimizer.iterations.numpy()) == 0
+
+
+def test_no_warning_when_every_gradient_is_present():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SGD().apply_gradients([(tf.constant([1.0]), tf.Variable([1.0]))])
