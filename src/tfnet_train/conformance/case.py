@@ -1,0 +1,483 @@
+"""Conformance cases: the JSON spec plus the ``.npz`` arrays, validated on load (see docs/conformance.md)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tfnet_train.tolerances import ATOL, RTOL
+
+SCHEMA = "tfnet-train/case@1"
+SEMANTICS = ("keras", "tfnet")
+ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid", "softmax")
+LOSSES = ("mse", "mae", "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy")
+METRICS = ("accuracy", "acc", "mae", "mse", "mape")
+CLIP_KEYS = ("clipnorm", "clipvalue", "global_clipnorm")
+_CLIP_DEFAULTS = {key: None for key in CLIP_KEYS}
+# Keras 3 constructor defaults per optimizer (clipping off).
+OPTIMIZER_DEFAULTS: dict[str, dict[str, Any]] = {
+    "sgd": {"learning_rate": 0.01, "momentum": 0.0, "nesterov": False, **_CLIP_DEFAULTS},
+    "adam": {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False,
+             **_CLIP_DEFAULTS},
+    "adamw": {"learning_rate": 0.001, "weight_decay": 0.004, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7,
+              "amsgrad": False, **_CLIP_DEFAULTS},
+    "rmsprop": {"learning_rate": 0.001, "rho": 0.9, "momentum": 0.0, "epsilon": 1e-7, "centered": False,
+                **_CLIP_DEFAULTS},
+}
+_BOOL_PARAMS = {"nesterov", "amsgrad", "centered"}
+_TOP_LEVEL = {"schema", "name", "description", "semantics", "model", "loss", "metrics", "optimizer", "batch_size",
+              "steps", "tolerance"}
+
+
+class CaseError(ValueError):
+    """A case file (JSON or arrays) does not follow the schema; the message names the field."""
+
+
+@dataclass(frozen=True)
+class DenseSpec:
+    """One Dense layer of the case's model."""
+
+    units: int
+    activation: str = "linear"
+    use_bias: bool = True
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A Sequential stack of Dense layers over rank-1 samples of ``input_dim`` features."""
+
+    input_dim: int
+    layers: tuple[DenseSpec, ...]
+
+    def weight_shapes(self) -> list[tuple[int, ...]]:
+        """Shapes in Keras ``get_weights()`` order: per layer kernel (in, units), then bias (units,)."""
+        shapes: list[tuple[int, ...]] = []
+        fan_in = self.input_dim
+        for layer in self.layers:
+            shapes.append((fan_in, layer.units))
+            if layer.use_bias:
+                shapes.append((layer.units,))
+            fan_in = layer.units
+        return shapes
+
+    @property
+    def output_dim(self) -> int:
+        return self.layers[-1].units
+
+
+@dataclass(frozen=True)
+class LossSpec:
+    name: str
+    from_logits: bool = False
+
+
+@dataclass(frozen=True)
+class OptimizerSpec:
+    """Optimizer name and every hyper-parameter (missing ones filled with Keras 3 defaults)."""
+
+    name: str
+    params: Mapping[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.params[key]
+
+    @property
+    def clipping(self) -> dict[str, float]:
+        """The clipping options that are switched on."""
+        return {k: self.params[k] for k in CLIP_KEYS if self.params.get(k) is not None}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float = RTOL
+    atol: float = ATOL
+
+
+@dataclass
+class CaseArrays:
+    """The case's arrays: initial weights (get_weights order), inputs, targets, optional sample weights."""
+
+    weights: list[np.ndarray]
+    x: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray | None = None
+
+    def to_npz_dict(self) -> dict[str, np.ndarray]:
+        out = {f"weights/{i}": np.asarray(w) for i, w in enumerate(self.weights)}
+        out["x"] = np.asarray(self.x)
+        out["y"] = np.asarray(self.y)
+        if self.sample_weight is not None:
+            out["sample_weight"] = np.asarray(self.sample_weight)
+        return out
+
+
+@dataclass
+class Case:
+    """A conformance case: what to train, on which data, under which profile, compared how closely."""
+
+    name: str
+    semantics: str
+    model: ModelSpec
+    loss: LossSpec
+    optimizer: OptimizerSpec
+    batch_size: int
+    steps: int
+    metrics: tuple[str, ...] = ()
+    description: str = ""
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    arrays: CaseArrays | None = None
+    path: Path | None = None
+
+    def batch(self, step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Rows ``[step*batch_size, (step+1)*batch_size)`` of x, y and sample_weight (None when absent)."""
+        if self.arrays is None:
+            raise CaseError(f"case {self.name!r}: arrays are not loaded")
+        if not 0 <= step < self.steps:
+            raise ValueError(f"step must be in [0, {self.steps}), got {step}")
+        rows = slice(step * self.batch_size, (step + 1) * self.batch_size)
+        a = self.arrays
+        sw = None if a.sample_weight is None else a.sample_weight[rows]
+        return a.x[rows], a.y[rows], sw
+
+    def with_semantics(self, semantics: str) -> Case:
+        """A copy of the case under another profile (same arrays)."""
+        if semantics not in SEMANTICS:
+            raise ValueError(f"semantics must be one of {SEMANTICS}, got {semantics!r}")
+        return replace(self, semantics=semantics)
+
+    def with_optimizer(self, **params: Any) -> Case:
+        """A copy with some optimizer hyper-parameters changed (validated like a loaded case)."""
+        merged = {"name": self.optimizer.name, **self.optimizer.params, **params}
+        return replace(self, optimizer=_parse_optimizer(merged, self.name))
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON document of the case (schema ``tfnet-train/case@1``)."""
+        doc: dict[str, Any] = {"schema": SCHEMA, "name": self.name}
+        if self.description:
+            doc["description"] = self.description
+        doc["semantics"] = self.semantics
+        doc["model"] = {
+            "input_shape": [self.model.input_dim],
+            "layers": [{"type": "Dense", "units": layer.units, "activation": layer.activation,
+                        "use_bias": layer.use_bias} for layer in self.model.layers],
+        }
+        doc["loss"] = {"name": self.loss.name, "from_logits": self.loss.from_logits}
+        doc["metrics"] = list(self.metrics)
+        doc["optimizer"] = {"name": self.optimizer.name, **dict(self.optimizer.params)}
+        doc["batch_size"] = self.batch_size
+        doc["steps"] = self.steps
+        doc["tolerance"] = {"rtol": self.tolerance.rtol, "atol": self.tolerance.atol}
+        return doc
+
+
+# ----------------------------------------------------------------------------------------------- parsing
+
+
+def _fail(case: str, where: str, expected: str, actual: Any) -> CaseError:
+    return CaseError(f"case {case!r}: field {where!r}: expected {expected}, got {actual!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_keys(obj: Mapping[str, Any], allowed: set[str], case: str, where: str) -> None:
+    extra = sorted(set(obj) - allowed)
+    if extra:
+        raise _fail(case, f"{where}{extra[0]}", f"one of the known keys {sorted(allowed)}", extra[0])
+
+
+def _require(obj: Mapping[str, Any], key: str, case: str, where: str) -> Any:
+    if key not in obj:
+        raise CaseError(f"case {case!r}: field {where + key!r} is missing")
+    return obj[key]
+
+
+def _parse_model(obj: Any, case: str) -> ModelSpec:
+    if not isinstance(obj, Mapping):
+        raise _fail(case, "model", "an object", obj)
+    _check_keys(obj, {"input_shape", "layers"}, case, "model.")
+    shape = _require(obj, "input_shape", case, "model.")
+    if not (isinstance(shape, list) and len(shape) == 1 and _is_int(shape[0]) and shape[0] >= 1):
+        raise _fail(case, "model.input_shape", "a list of one positive int", shape)
+    layers = _require(obj, "layers", case, "model.")
+    if not isinstance(layers, list) or not layers:
+        raise _fail(case, "model.layers", "a non-empty list", layers)
+    parsed = []
+    for i, layer in enumerate(layers):
+        where = f"model.layers[{i}]"
+        if not isinstance(layer, Mapping):
+            raise _fail(case, where, "an object", layer)
+        _check_keys(layer, {"type", "units", "activation", "use_bias"}, case, where + ".")
+        if layer.get("type") != "Dense":
+            raise _fail(case, where + ".type", "'Dense'", layer.get("type"))
+        units = _require(layer, "units", case, where + ".")
+        if not _is_int(units) or units < 1:
+            raise _fail(case, where + ".units", "an int >= 1", units)
+        activation = layer.get("activation", "linear")
+        if activation not in ACTIVATIONS:
+            raise _fail(case, where + ".activation", f"one of {ACTIVATIONS}", activation)
+        use_bias = layer.get("use_bias", True)
+        if not isinstance(use_bias, bool):
+            raise _fail(case, where + ".use_bias", "a bool", use_bias)
+        parsed.append(DenseSpec(units=units, activation=activation, use_bias=use_bias))
+    return ModelSpec(input_dim=shape[0], layers=tuple(parsed))
+
+
+def _parse_loss(obj: Any, case: str) -> LossSpec:
+    if not isinstance(obj, Mapping):
+        raise _fail(case, "loss", "an object", obj)
+    _check_keys(obj, {"name", "from_logits"}, case, "loss.")
+    name = _require(obj, "name", case, "loss.")
+    if name not in LOSSES:
+        raise _fail(case, "loss.name", f"one of {LOSSES}", name)
+    from_logits = obj.get("from_logits", False)
+    if not isinstance(from_logits, bool):
+        raise _fail(case, "loss.from_logits", "a bool", from_logits)
+    return LossSpec(name=name, from_logits=from_logits)
+
+
+def _parse_optimizer(obj: Any, case: str) -> OptimizerSpec:
+    if not isinstance(obj, Mapping):
+        raise _fail(case, "optimizer", "an object", obj)
+    name = _require(obj, "name", case, "optimizer.")
+    if name not in OPTIMIZER_DEFAULTS:
+        raise _fail(case, "optimizer.name", f"one of {tuple(OPTIMIZER_DEFAULTS)}", name)
+    defaults = OPTIMIZER_DEFAULTS[name]
+    _check_keys(obj, {"name", *defaults}, case, "optimizer.")
+    params = dict(defaults)
+    for key, value in obj.items():
+        if key == "name":
+            continue
+        where = f"optimizer.{key}"
+        if key in _BOOL_PARAMS:
+            if not isinstance(value, bool):
+                raise _fail(case, where, "a bool", value)
+        elif key in CLIP_KEYS:
+            if value is not None and (not _is_number(value) or value <= 0):
+                raise _fail(case, where, "null or a number > 0", value)
+        elif not _is_number(value) or value < 0 or (key == "learning_rate" and value == 0):
+            raise _fail(case, where, "a number >= 0 (learning_rate > 0)", value)
+        params[key] = float(value) if _is_number(value) else value
+    clips = [k for k in CLIP_KEYS if params[k] is not None]
+    if len(clips) > 1:
+        raise _fail(case, "optimizer", "at most one of clipnorm, clipvalue, global_clipnorm (Keras 3 rule)",
+                    clips)
+    return OptimizerSpec(name=name, params=params)
+
+
+def optimizer_spec(params: Mapping[str, Any], case_name: str = "<case>") -> OptimizerSpec:
+    """Validate optimizer settings (``{"name": ..., hyper-parameters...}``); missing ones take Keras 3 defaults."""
+    return _parse_optimizer(params, case_name)
+
+
+def _parse_tolerance(obj: Any, case: str) -> Tolerance:
+    if obj is None:
+        return Tolerance()
+    if not isinstance(obj, Mapping):
+        raise _fail(case, "tolerance", "an object with rtol and atol", obj)
+    _check_keys(obj, {"rtol", "atol"}, case, "tolerance.")
+    values = {}
+    for key, default in (("rtol", RTOL), ("atol", ATOL)):
+        value = obj.get(key, default)
+        if not _is_number(value) or value < 0:
+            raise _fail(case, f"tolerance.{key}", "a number >= 0", value)
+        values[key] = float(value)
+    return Tolerance(**values)
+
+
+def parse(doc: Any, expected_name: str | None = None) -> Case:
+    """Validate a case JSON document and return the Case (without arrays)."""
+    if not isinstance(doc, Mapping):
+        raise CaseError(f"case document: expected a JSON object, got {type(doc).__name__}")
+    name = doc.get("name")
+    label = name if isinstance(name, str) else str(expected_name)
+    if doc.get("schema") != SCHEMA:
+        raise _fail(label, "schema", repr(SCHEMA), doc.get("schema"))
+    _check_keys(doc, _TOP_LEVEL, label, "")
+    if not isinstance(name, str) or not name:
+        raise _fail(label, "name", "a non-empty string", name)
+    if expected_name is not None and name != expected_name:
+        raise _fail(label, "name", f"the file stem {expected_name!r}", name)
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        raise _fail(name, "description", "a string", description)
+    semantics = _require(doc, "semantics", name, "")
+    if semantics not in SEMANTICS:
+        raise _fail(name, "semantics", f"one of {SEMANTICS}", semantics)
+    metrics = doc.get("metrics", [])
+    if not isinstance(metrics, list):
+        raise _fail(name, "metrics", "a list of strings", metrics)
+    for i, metric in enumerate(metrics):
+        if metric not in METRICS:
+            raise _fail(name, f"metrics[{i}]", f"one of {METRICS}", metric)
+    ints = {}
+    for key in ("batch_size", "steps"):
+        value = _require(doc, key, name, "")
+        if not _is_int(value) or value < 1:
+            raise _fail(name, key, "an int >= 1", value)
+        ints[key] = value
+    return Case(
+        name=name,
+        description=description,
+        semantics=semantics,
+        model=_parse_model(_require(doc, "model", name, ""), name),
+        loss=_parse_loss(_require(doc, "loss", name, ""), name),
+        metrics=tuple(metrics),
+        optimizer=_parse_optimizer(_require(doc, "optimizer", name, ""), name),
+        batch_size=ints["batch_size"],
+        steps=ints["steps"],
+        tolerance=_parse_tolerance(doc.get("tolerance"), name),
+    )
+
+
+# ----------------------------------------------------------------------------------------------- arrays
+
+
+def _array_error(case: Case, key: str, expected: str, actual: Any) -> CaseError:
+    return CaseError(f"case {case.name!r}: array {key!r}: expected {expected}, got {actual}")
+
+
+def _check_float32(case: Case, key: str, array: np.ndarray) -> None:
+    if array.dtype != np.float32:
+        raise _array_error(case, key, "dtype float32", f"dtype {array.dtype}")
+
+
+def _target_shapes(case: Case, n: int) -> list[tuple[int, ...]]:
+    k = case.model.output_dim
+    if case.loss.name == "sparse_categorical_crossentropy":
+        return [(n,), (n, 1)]
+    if k == 1 and case.loss.name != "categorical_crossentropy":
+        return [(n,), (n, 1)]
+    return [(n, k)]
+
+
+def validate_arrays(case: Case, arrays: CaseArrays) -> CaseArrays:
+    """Check the arrays against the case spec; returns them unchanged or raises CaseError."""
+    shapes = case.model.weight_shapes()
+    if len(arrays.weights) != len(shapes):
+        raise _array_error(case, "weights", f"{len(shapes)} arrays (model spec)", f"{len(arrays.weights)}")
+    for i, (w, shape) in enumerate(zip(arrays.weights, shapes, strict=True)):
+        if tuple(w.shape) != shape:
+            raise _array_error(case, f"weights/{i}", f"shape {shape} from the model spec", f"shape {w.shape}")
+        _check_float32(case, f"weights/{i}", w)
+    x = arrays.x
+    if x.ndim != 2 or x.shape[1] != case.model.input_dim:
+        raise _array_error(case, "x", f"shape (N, {case.model.input_dim})", f"shape {x.shape}")
+    _check_float32(case, "x", x)
+    n = x.shape[0]
+    needed = case.steps * case.batch_size
+    if n < needed:
+        raise _array_error(case, "x", f"at least steps*batch_size = {needed} rows", f"{n} rows")
+    y = arrays.y
+    allowed = _target_shapes(case, n)
+    if tuple(y.shape) not in allowed:
+        raise _array_error(case, "y", f"shape {' or '.join(str(s) for s in allowed)} for loss "
+                           f"{case.loss.name!r} and {case.model.output_dim} outputs", f"shape {y.shape}")
+    if case.loss.name == "sparse_categorical_crossentropy":
+        if y.dtype not in (np.float32, np.int32, np.int64):
+            raise _array_error(case, "y", "dtype float32, int32 or int64", f"dtype {y.dtype}")
+        labels = y.astype(np.float64)
+        k = case.model.output_dim
+        if np.any(labels != np.round(labels)) or np.any(labels < 0) or np.any(labels >= k):
+            raise _array_error(case, "y", f"integer class labels in [0, {k})", f"values {np.unique(labels)}")
+    else:
+        _check_float32(case, "y", y)
+    if arrays.sample_weight is not None:
+        sw = arrays.sample_weight
+        if tuple(sw.shape) != (n,):
+            raise _array_error(case, "sample_weight", f"shape ({n},)", f"shape {sw.shape}")
+        _check_float32(case, "sample_weight", sw)
+    return arrays
+
+
+def arrays_from_npz(case: Case, data: Mapping[str, np.ndarray]) -> CaseArrays:
+    """Build CaseArrays from the npz keys, rejecting missing and unknown keys."""
+    n_weights = len(case.model.weight_shapes())
+    expected = {f"weights/{i}" for i in range(n_weights)} | {"x", "y"}
+    for key in sorted(expected, key=_natural_key):
+        if key not in data:
+            raise _array_error(case, key, "present in the .npz", "missing")
+    unknown = sorted(set(data) - expected - {"sample_weight"})
+    if unknown:
+        hint = "weights beyond the model spec" if unknown[0].startswith("weights/") else "an unknown key"
+        raise _array_error(case, unknown[0], f"no such key ({hint})", "present")
+    arrays = CaseArrays(
+        weights=[np.asarray(data[f"weights/{i}"]) for i in range(n_weights)],
+        x=np.asarray(data["x"]),
+        y=np.asarray(data["y"]),
+        sample_weight=np.asarray(data["sample_weight"]) if "sample_weight" in data else None,
+    )
+    return validate_arrays(case, arrays)
+
+
+def _natural_key(key: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in key.split("/"))
+
+
+# ----------------------------------------------------------------------------------------------- files
+
+
+def load(path: str | Path) -> Case:
+    """Load ``<name>.json`` and ``<name>.npz`` (``allow_pickle=False``), validated, arrays attached."""
+    json_path = Path(path)
+    if json_path.suffix != ".json":
+        json_path = json_path.with_suffix(".json")
+    if not json_path.is_file():
+        raise CaseError(f"case file {str(json_path)!r}: expected an existing .json file, got none")
+    try:
+        doc = json.loads(json_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise CaseError(f"case file {str(json_path)!r}: expected valid JSON, got {err}") from err
+    case = parse(doc, expected_name=json_path.stem)
+    npz_path = json_path.with_suffix(".npz")
+    if not npz_path.is_file():
+        raise CaseError(f"case {case.name!r}: expected arrays file {str(npz_path)!r}, got none")
+    try:
+        with np.load(npz_path, allow_pickle=False) as data:
+            contents = {key: data[key] for key in data.files}
+    except (ValueError, OSError, zipfile.BadZipFile) as err:
+        raise CaseError(f"case {case.name!r}: arrays file {str(npz_path)!r}: expected a plain .npz "
+                        f"(no pickled objects), got error: {err}") from err
+    case.arrays = arrays_from_npz(case, contents)
+    case.path = json_path
+    return case
+
+
+def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """An .npz with fixed timestamps, so the same arrays always give the same bytes."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for key, value in arrays.items():
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            with zf.open(info, "w") as fh:
+                np.lib.format.write_array(fh, np.ascontiguousarray(value), allow_pickle=False)
+
+
+def save(case: Case, arrays: CaseArrays | Mapping[str, np.ndarray] | None, directory: str | Path) -> Path:
+    """Write ``<directory>/<case.name>.json`` and ``.npz``; arrays default to ``case.arrays``. Returns the JSON path."""
+    if arrays is None:
+        arrays = case.arrays
+    if arrays is None:
+        raise CaseError(f"case {case.name!r}: no arrays to save (pass arrays or set case.arrays)")
+    if not isinstance(arrays, CaseArrays):
+        arrays = arrays_from_npz(case, arrays)
+    else:
+        validate_arrays(case, arrays)
+    parse(copy.deepcopy(case.to_json()))  # the document we write must load back
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    json_path = directory / f"{case.name}.json"
+    json_path.write_text(json.dumps(case.to_json(), indent=2) + "\n", encoding="utf-8")
+    _write_npz(json_path.with_suffix(".npz"), arrays.to_npz_dict())
+    return json_path
