@@ -1,0 +1,89 @@
+"""Runs a case with the pure C# reference trainer (TfNetTrain.Reference.dll) in this process, on Mono via pythonnet.
+
+``ReferenceRunner.RunToNpz(caseJsonPath, outNpzPath)`` writes one ``.npz`` whose keys are
+``step{i}/<flat trace key>``. The assembly is looked up in ``$TFNET_TRAIN_DOTNET_BIN``, else in
+``<repository>/dotnet/bin`` (built by ``dotnet/build.sh``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tfnet_train.conformance.case import Case, save
+from tfnet_train.conformance.errors import ImplementationUnavailable
+
+ASSEMBLY = "TfNetTrain.Reference.dll"
+ENV_VAR = "TFNET_TRAIN_DOTNET_BIN"
+_STEP_KEY = re.compile(r"^step(\d+)/(.+)$")
+_runner: Any = None
+
+
+def dotnet_bin() -> Path:
+    """The folder holding the C# build output."""
+    configured = os.environ.get(ENV_VAR)
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[3] / "dotnet" / "bin"
+
+
+def assembly_path() -> Path:
+    """The reference assembly's path, or ImplementationUnavailable naming where it was looked for."""
+    path = dotnet_bin() / ASSEMBLY
+    if not path.is_file():
+        raise ImplementationUnavailable(
+            f"C# reference assembly not found: expected {path} (set {ENV_VAR} or run "
+            f"`PYTHON=.venv/bin/python bash dotnet/build.sh`)")
+    return path
+
+
+def reference_runner() -> Any:
+    """``TfNetTrain.Reference.ReferenceRunner`` loaded in-process (the Mono runtime starts once)."""
+    global _runner
+    if _runner is not None:
+        return _runner
+    path = assembly_path()
+    try:
+        import pythonnet
+
+        if pythonnet.get_runtime_info() is None:
+            pythonnet.load("mono")
+        import clr
+    except Exception as err:  # noqa: BLE001 - any runtime start failure means "unavailable"
+        raise ImplementationUnavailable(f"cannot start the Mono runtime through pythonnet: {err}") from err
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.append(folder)
+    clr.AddReference(str(path))
+    from TfNetTrain.Reference import ReferenceRunner  # type: ignore[import-not-found]
+
+    _runner = ReferenceRunner
+    return _runner
+
+
+def read_step_npz(path: Path) -> list[dict[str, np.ndarray]]:
+    """Split an npz of ``step{i}/<key>`` entries into one flat trace per step."""
+    steps: dict[int, dict[str, np.ndarray]] = {}
+    with np.load(path, allow_pickle=False) as data:
+        for name in data.files:
+            match = _STEP_KEY.match(name)
+            if match is None:
+                raise ValueError(f"C# reference output {path}: key {name!r} is not 'step<i>/<trace key>'")
+            steps.setdefault(int(match.group(1)), {})[match.group(2)] = data[name]
+    return [steps[i] for i in sorted(steps)]
+
+
+def run_csharp(case: Case) -> list[dict[str, np.ndarray]]:
+    """The C# reference's traces for a case (the case is written to a temporary folder when it has no file)."""
+    runner = reference_runner()
+    with tempfile.TemporaryDirectory(prefix="tfnet-train-case-") as tmp:
+        json_path = save(case, None, tmp)
+        out = Path(tmp) / "trace.npz"
+        runner.RunToNpz(str(json_path), str(out))
+        return read_step_npz(out)

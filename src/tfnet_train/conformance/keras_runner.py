@@ -1,0 +1,111 @@
+"""Runs a case with Keras 3 itself (semantics "keras" only): a keras.Sequential from the spec, compiled with the
+case's loss, metrics and optimizer, trained one ``train_step`` at a time.
+
+Before each step a GradientTape pass on the same batch records y_pred, the loss and the gradients; the
+optimizer's own clipping function gives the clipped gradients. Keras then trains the step with its own
+``train_step`` (loss tracker, ``optimizer.apply``, metrics), and the trace takes the weights, optimizer
+variables and logs from it. Keras applies no expand_1d and exposes no aggregation stage, so ``inputs/y``,
+``inputs/sample_weight`` and ``aggregated_gradients`` are absent from its traces.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfnet_train.conformance.case import Case
+from tfnet_train.conformance.errors import NotApplicable
+
+
+def keras_loss(case: Case) -> Any:
+    import keras
+
+    classes = {
+        "mse": lambda: keras.losses.MeanSquaredError(),
+        "mae": lambda: keras.losses.MeanAbsoluteError(),
+        "binary_crossentropy": lambda: keras.losses.BinaryCrossentropy(from_logits=case.loss.from_logits),
+        "categorical_crossentropy":
+            lambda: keras.losses.CategoricalCrossentropy(from_logits=case.loss.from_logits),
+        "sparse_categorical_crossentropy":
+            lambda: keras.losses.SparseCategoricalCrossentropy(from_logits=case.loss.from_logits),
+    }
+    return classes[case.loss.name]()
+
+
+def keras_optimizer(case: Case) -> Any:
+    import keras
+
+    p = dict(case.optimizer.params)
+    classes = {"sgd": keras.optimizers.SGD, "adam": keras.optimizers.Adam, "adamw": keras.optimizers.AdamW,
+               "rmsprop": keras.optimizers.RMSprop}
+    return classes[case.optimizer.name](**p)
+
+
+def keras_layers(case: Case) -> list[Any]:
+    import keras
+
+    layers: list[Any] = [keras.Input((case.model.input_dim,))]
+    for spec in case.model.layers:
+        layers.append(keras.layers.Dense(spec.units, activation=spec.activation, use_bias=spec.use_bias))
+    return layers
+
+
+_SLOT_ATTRIBUTES = {
+    "sgd": {"momentum": "momentums"},
+    "adam": {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"},
+    "adamw": {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"},
+    "rmsprop": {"rms": "_velocities", "momentum": "_momentums", "mg": "_average_gradients"},
+}
+
+
+def optimizer_slots(case: Case, optimizer: Any) -> dict[str, list[np.ndarray]]:
+    """The optimizer variables under the trace's slot names (only those the optimizer created)."""
+    slots = {}
+    for name, attribute in _SLOT_ATTRIBUTES[case.optimizer.name].items():
+        variables = getattr(optimizer, attribute, None) or []
+        if variables:
+            slots[name] = [np.array(v) for v in variables]
+    return slots
+
+
+def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
+    """Keras 3's traces for a semantics "keras" case."""
+    if case.semantics != "keras":
+        raise NotApplicable(f"Keras 3 runs only semantics 'keras' cases; case {case.name!r} uses "
+                            f"{case.semantics!r}")
+    import keras
+    import tensorflow as tf
+
+    model = keras.Sequential(keras_layers(case))
+    model.set_weights(case.arrays.weights)
+    optimizer = keras_optimizer(case)
+    model.compile(optimizer=optimizer, loss=keras_loss(case), metrics=list(case.metrics) or None,
+                  run_eagerly=True)
+    model.reset_metrics()
+    traces = []
+    for step in range(case.steps):
+        x, y, sw = case.batch(step)
+        with tf.GradientTape() as tape:
+            y_pred = model(x, training=True)
+            loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sw, training=True)
+        gradients = tape.gradient(loss, model.trainable_weights)
+        clipped = optimizer._clip_gradients(gradients)
+        data = (x, y) if sw is None else (x, y, sw)
+        logs = model.train_step(data)
+        trace: dict[str, np.ndarray] = {"inputs/x/0": np.asarray(x), "y_pred/0": np.asarray(y_pred),
+                                        "loss": np.asarray(float(loss), dtype=np.float64)}
+        for i, (g, c) in enumerate(zip(gradients, clipped, strict=True)):
+            trace[f"gradients/{i}"] = np.asarray(g)
+            trace[f"clipped_gradients/{i}"] = np.asarray(c)
+        for i, w in enumerate(model.get_weights()):
+            trace[f"weights/{i}"] = w
+        trace["optimizer_state/iterations"] = np.asarray(int(optimizer.iterations), dtype=np.int64)
+        trace["optimizer_state/learning_rate"] = np.asarray(float(optimizer.learning_rate), dtype=np.float64)
+        for slot, arrays in sorted(optimizer_slots(case, optimizer).items()):
+            for i, a in enumerate(arrays):
+                trace[f"optimizer_state/{slot}/{i}"] = a
+        for name, value in logs.items():
+            trace[f"metrics/{name}"] = np.asarray(float(np.mean(value)), dtype=np.float64)
+        traces.append(trace)
+    return traces
