@@ -531,3 +531,12 @@ def test_no_warning_when_every_gradient_is_present():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         SGD().apply_gradients([(tf.constant([1.0]), tf.Variable([1.0]))])
+
+
+def test_names_with_spaces_work_in_graphs():
+    optimizer = SGD(learning_rate=0.5, momentum=0.5, name="_my optimizer!")
+    w = keras.Variable([1.0], name="weight")
+    tf.function(lambda: optimizer.apply_gradients([(tf.constant([1.0]), w)]))()
+    assert_close(w.numpy(), [0.5], what="updated")
+    assert optimizer.name == "_my optimizer!"
+    assert optimizer.iterations.name.startswith("my_optimizer_/")

@@ -65,6 +65,12 @@ def variable_name(var: Any) -> str:
     return re.sub(r":\d+$", "", str(getattr(var, "name", "variable")))
 
 
+def scope_name(name: str) -> str:
+    """``name`` with the characters TensorFlow rejects in op and variable names replaced by ``_``."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.\-/>]", "_", name)
+    return cleaned.lstrip("_-/>") or "optimizer"
+
+
 def is_variable(var: Any) -> bool:
     """True for a TensorFlow or Keras 3 variable."""
     return isinstance(var, (tf.Variable, keras.Variable))
@@ -123,14 +129,14 @@ class OptimizerV2:
                 initial,
                 dtype=tf.float32,
                 trainable=False,
-                name=f"{name}/learning_rate",
+                name=f"{scope_name(name)}/learning_rate",
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
             self._iterations = tf.Variable(
                 0,
                 dtype=tf.int64,
                 trainable=False,
-                name=f"{name}/iterations",
+                name=f"{scope_name(name)}/iterations",
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
         self._slots: dict[str, Slots] = {}
@@ -178,6 +184,7 @@ class OptimizerV2:
         ValueError for an unknown profile, and for ``"tfnet"`` with a learning-rate schedule, which
         TensorFlow.NET's optimizers cannot take. Configurations TensorFlow.NET throws on (amsgrad,
         centered) are accepted here and raise NotImplementedError at the first update, as there.
+        The profile is read when an update is traced: re-trace step functions after changing it.
         """
         if profile not in SEMANTICS:
             raise ValueError(f"Argument `semantics` must be one of {SEMANTICS}, got semantics={profile!r}")
@@ -272,7 +279,7 @@ class OptimizerV2:
                     lambda: tf.zeros(base.shape, dtype=base.dtype),
                     dtype=base.dtype,
                     trainable=False,
-                    name=f"{variable_name(var)}/{slot_name}",
+                    name=f"{scope_name(variable_name(var))}/{slot_name}",
                 )
         self._slot_variables.append(slot)
         return slot
@@ -375,7 +382,7 @@ class OptimizerV2:
             decay_mask=self._weight_decay_mask(variables),
             constraints=[getattr(v, "constraint", None) if keras_profile else None for v in variables],
         )
-        with tf.name_scope(name or self.name):
+        with tf.name_scope(scope_name(name or self.name)):
             tf.__internal__.distribute.interim.maybe_merge_call(apply, tf.distribute.get_strategy(), grads)
         return self._iterations
 
