@@ -1,0 +1,316 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+
+namespace TfNetTrain.Reference
+{
+    /// <summary>
+    /// A conformance case (docs/conformance.md): the JSON spec plus the arrays of the .npz beside it.
+    /// Build one with <see cref="Load"/>, or set the properties in code and call <see cref="Validate"/>.
+    /// </summary>
+    public sealed class ConformanceCase
+    {
+        /// <summary>The only schema identifier this reader accepts.</summary>
+        public const string SchemaId = "tfnet-train/case@1";
+
+        private static readonly string[] TopLevelFields =
+        {
+            "schema", "name", "description", "semantics", "model", "loss", "metrics", "optimizer", "batch_size", "steps", "tolerance",
+        };
+
+        /// <summary>The case's name (the file stem).</summary>
+        public string Name { get; set; }
+
+        /// <summary>One line for reports; may be null.</summary>
+        public string Description { get; set; }
+
+        /// <summary>The profile every implementation follows.</summary>
+        public Semantics Semantics { get; set; }
+
+        /// <summary>Features per sample (<c>model.input_shape[0]</c>).</summary>
+        public int InputSize { get; set; }
+
+        /// <summary>The Dense layers, first to last.</summary>
+        public IList<LayerSpec> Layers { get; set; } = new List<LayerSpec>();
+
+        /// <summary>The compiled loss.</summary>
+        public LossSpec Loss { get; set; }
+
+        /// <summary>Metric strings as listed in the case.</summary>
+        public IList<string> Metrics { get; set; } = new List<string>();
+
+        /// <summary>The optimizer and its hyper-parameters.</summary>
+        public OptimizerSpec Optimizer { get; set; }
+
+        /// <summary>Rows per step.</summary>
+        public int BatchSize { get; set; }
+
+        /// <summary>Training steps to run.</summary>
+        public int Steps { get; set; }
+
+        /// <summary>Relative tolerance; null = the project's float32 default.</summary>
+        public double? Rtol { get; set; }
+
+        /// <summary>Absolute tolerance; null = the project's float32 default.</summary>
+        public double? Atol { get; set; }
+
+        /// <summary>Initial weights in Keras <c>get_weights()</c> order.</summary>
+        public IList<NpyArray> Weights { get; set; } = new List<NpyArray>();
+
+        /// <summary>Inputs, (N, input_size) float32.</summary>
+        public NpyArray X { get; set; }
+
+        /// <summary>Targets, (N,) or (N, k).</summary>
+        public NpyArray Y { get; set; }
+
+        /// <summary>Per-sample weights (N,) float32, or null.</summary>
+        public NpyArray SampleWeight { get; set; }
+
+        /// <summary>Reads <paramref name="jsonPath"/> and the .npz with the same stem beside it, and validates both.</summary>
+        /// <exception cref="CaseFormatException">A field or array that does not follow the schema.</exception>
+        /// <exception cref="JsonParseException">The JSON is malformed.</exception>
+        /// <exception cref="NpyFormatException">The .npz is malformed.</exception>
+        public static ConformanceCase Load(string jsonPath)
+        {
+            if (jsonPath == null) throw new ArgumentNullException(nameof(jsonPath));
+            ConformanceCase result = ParseSpec(JsonReader.ParseFile(jsonPath));
+            string stem = Path.GetFileNameWithoutExtension(jsonPath);
+            if (result.Name != stem)
+                throw new CaseFormatException("name", "the file stem \"" + stem + "\"", "string \"" + result.Name + "\"");
+            string npzPath = Path.Combine(Path.GetDirectoryName(Path.GetFullPath(jsonPath)), stem + ".npz");
+            if (!File.Exists(npzPath)) throw new CaseFormatException("(arrays)", "the file " + npzPath, "no such file");
+            result.AttachArrays(Npz.Load(npzPath));
+            return result;
+        }
+
+        /// <summary>Parses the JSON spec (without arrays) from text.</summary>
+        public static ConformanceCase ParseSpec(string jsonText)
+        {
+            return ParseSpec(JsonReader.Parse(jsonText));
+        }
+
+        /// <summary>Parses and validates the JSON spec (without arrays).</summary>
+        /// <exception cref="CaseFormatException">Unknown, missing or wrongly typed field.</exception>
+        public static ConformanceCase ParseSpec(JsonValue document)
+        {
+            var top = new FieldReader(document, "");
+            top.RejectUnknown(TopLevelFields);
+            string schema = top.RequiredString("schema");
+            if (schema != SchemaId) throw new CaseFormatException("schema", "\"" + SchemaId + "\"", "string \"" + schema + "\"");
+            var result = new ConformanceCase
+            {
+                Name = top.RequiredString("name"),
+                Description = top.OptionalString("description", null),
+                Semantics = top.RequiredEnum<Semantics>("semantics", CaseNames.AllSemantics, CaseNames.TryParse),
+            };
+            ParseModel(result, new FieldReader(top.Required("model", JsonKind.Object, "an object"), "model"));
+            result.Loss = ParseLoss(new FieldReader(top.Required("loss", JsonKind.Object, "an object"), "loss"));
+            JsonValue metrics = top.Required("metrics", JsonKind.Array, "a list of metric strings");
+            for (int i = 0; i < metrics.Items.Count; i++)
+            {
+                JsonValue item = metrics.Items[i];
+                string path = "metrics[" + i + "]";
+                string expected = CaseNames.OneOf(CaseNames.MetricNames);
+                if (item.Kind != JsonKind.String || !CaseNames.MetricNames.Contains(item.AsString))
+                    throw new CaseFormatException(path, expected, item.Describe());
+                result.Metrics.Add(item.AsString);
+            }
+            result.Optimizer = ParseOptimizer(new FieldReader(top.Required("optimizer", JsonKind.Object, "an object"), "optimizer"));
+            result.BatchSize = top.RequiredInt("batch_size", 1);
+            result.Steps = top.RequiredInt("steps", 1);
+            if (top.Has("tolerance"))
+            {
+                var tolerance = new FieldReader(top.Required("tolerance", JsonKind.Object, "an object"), "tolerance");
+                tolerance.RejectUnknown(new[] { "rtol", "atol" });
+                if (tolerance.Has("rtol")) result.Rtol = tolerance.OptionalNumber("rtol", 0, 0, double.PositiveInfinity, false, false);
+                if (tolerance.Has("atol")) result.Atol = tolerance.OptionalNumber("atol", 0, 0, double.PositiveInfinity, false, false);
+            }
+            result.ValidateSpec();
+            return result;
+        }
+
+        private static void ParseModel(ConformanceCase result, FieldReader model)
+        {
+            model.RejectUnknown(new[] { "input_shape", "layers" });
+            JsonValue inputShape = model.Required("input_shape", JsonKind.Array, "a list of one positive integer");
+            if (inputShape.Items.Count != 1)
+                throw new CaseFormatException("model.input_shape", "a list of one positive integer", inputShape.Describe());
+            result.InputSize = FieldReader.ToInt(inputShape.Items[0], "model.input_shape[0]", 1);
+            JsonValue layers = model.Required("layers", JsonKind.Array, "a non-empty list of layer objects");
+            if (layers.Items.Count == 0) throw new CaseFormatException("model.layers", "a non-empty list of layer objects", layers.Describe());
+            for (int i = 0; i < layers.Items.Count; i++)
+            {
+                var layer = new FieldReader(layers.Items[i], "model.layers[" + i + "]");
+                layer.RejectUnknown(new[] { "type", "units", "activation", "use_bias" });
+                string type = layer.RequiredString("type");
+                if (type != "Dense") throw new CaseFormatException(layer.PathOf("type"), "\"Dense\"", "string \"" + type + "\"");
+                int units = layer.RequiredInt("units", 1);
+                var activation = layer.RequiredEnum<Activation>("activation", CaseNames.AllActivations, CaseNames.TryParse);
+                bool useBias = layer.OptionalBool("use_bias", true);
+                result.Layers.Add(new LayerSpec(units, activation, useBias));
+            }
+        }
+
+        private static LossSpec ParseLoss(FieldReader loss)
+        {
+            loss.RejectUnknown(new[] { "name", "from_logits" });
+            var kind = loss.RequiredEnum<LossKind>("name", CaseNames.AllLosses, CaseNames.TryParse);
+            return new LossSpec(kind, loss.OptionalBool("from_logits", false));
+        }
+
+        private static OptimizerSpec ParseOptimizer(FieldReader optimizer)
+        {
+            var kind = optimizer.RequiredEnum<OptimizerKind>("name", CaseNames.AllOptimizers, CaseNames.TryParse);
+            var allowed = new List<string> { "name", "learning_rate", "clipnorm", "clipvalue", "global_clipnorm" };
+            switch (kind)
+            {
+                case OptimizerKind.Sgd: allowed.AddRange(new[] { "momentum", "nesterov" }); break;
+                case OptimizerKind.Adam: allowed.AddRange(new[] { "beta_1", "beta_2", "epsilon", "amsgrad" }); break;
+                case OptimizerKind.AdamW: allowed.AddRange(new[] { "beta_1", "beta_2", "epsilon", "amsgrad", "weight_decay" }); break;
+                case OptimizerKind.RmsProp: allowed.AddRange(new[] { "rho", "momentum", "epsilon", "centered" }); break;
+            }
+            optimizer.RejectUnknown(allowed);
+            OptimizerSpec spec = OptimizerSpec.ForKind(kind);
+            double inf = double.PositiveInfinity;
+            spec.LearningRate = optimizer.OptionalNumber("learning_rate", spec.LearningRate, 0, inf, true, false);
+            spec.Momentum = optimizer.OptionalNumber("momentum", spec.Momentum, 0, 1, false, false);
+            spec.Nesterov = optimizer.OptionalBool("nesterov", spec.Nesterov);
+            spec.Beta1 = optimizer.OptionalNumber("beta_1", spec.Beta1, 0, 1, false, true);
+            spec.Beta2 = optimizer.OptionalNumber("beta_2", spec.Beta2, 0, 1, false, true);
+            spec.Epsilon = optimizer.OptionalNumber("epsilon", spec.Epsilon, 0, inf, false, false);
+            spec.Amsgrad = optimizer.OptionalBool("amsgrad", spec.Amsgrad);
+            spec.WeightDecay = optimizer.OptionalNumber("weight_decay", spec.WeightDecay, 0, inf, false, false);
+            spec.Rho = optimizer.OptionalNumber("rho", spec.Rho, 0, 1, false, false);
+            spec.Centered = optimizer.OptionalBool("centered", spec.Centered);
+            spec.ClipNorm = optimizer.OptionalPositiveOrNull("clipnorm");
+            spec.ClipValue = optimizer.OptionalPositiveOrNull("clipvalue");
+            spec.GlobalClipNorm = optimizer.OptionalPositiveOrNull("global_clipnorm");
+            return spec;
+        }
+
+        /// <summary>The weight shapes the model spec implies, in Keras <c>get_weights()</c> order.</summary>
+        public IList<int[]> ExpectedWeightShapes()
+        {
+            var shapes = new List<int[]>();
+            int inputs = InputSize;
+            foreach (LayerSpec layer in Layers)
+            {
+                shapes.Add(new[] { inputs, layer.Units });
+                if (layer.UseBias) shapes.Add(new[] { layer.Units });
+                inputs = layer.Units;
+            }
+            return shapes;
+        }
+
+        /// <summary>Sets the arrays from an .npz's contents, after checking every key, dtype and shape.</summary>
+        /// <exception cref="CaseFormatException">A missing, unknown or mis-shaped array.</exception>
+        public void AttachArrays(IDictionary<string, NpyArray> arrays)
+        {
+            if (arrays == null) throw new ArgumentNullException(nameof(arrays));
+            int weightCount = ExpectedWeightShapes().Count;
+            var known = new HashSet<string> { "x", "y", "sample_weight" };
+            for (int i = 0; i < weightCount; i++) known.Add("weights/" + i);
+            foreach (string key in arrays.Keys)
+            {
+                if (!known.Contains(key))
+                    throw new CaseFormatException(key, "no such array (expected weights/0..weights/" + (weightCount - 1) +
+                        ", x, y and optionally sample_weight)", arrays[key].Describe());
+            }
+            var weights = new List<NpyArray>();
+            for (int i = 0; i < weightCount; i++) weights.Add(Get(arrays, "weights/" + i));
+            Weights = weights;
+            X = Get(arrays, "x");
+            Y = Get(arrays, "y");
+            NpyArray sampleWeight;
+            SampleWeight = arrays.TryGetValue("sample_weight", out sampleWeight) ? sampleWeight : null;
+            Validate();
+        }
+
+        private static NpyArray Get(IDictionary<string, NpyArray> arrays, string key)
+        {
+            NpyArray value;
+            if (!arrays.TryGetValue(key, out value)) throw new CaseFormatException(key, "an array", "missing");
+            return value;
+        }
+
+        /// <summary>Checks the spec and the arrays against each other.</summary>
+        /// <exception cref="CaseFormatException">The first inconsistency found.</exception>
+        public void Validate()
+        {
+            ValidateSpec();
+            IList<int[]> shapes = ExpectedWeightShapes();
+            if (Weights == null || Weights.Count != shapes.Count)
+                throw new CaseFormatException("weights", shapes.Count + " arrays (kernel and bias per Dense layer)",
+                    Weights == null ? "none" : Weights.Count.ToString(CultureInfo.InvariantCulture));
+            for (int i = 0; i < shapes.Count; i++)
+                RequireArray("weights/" + i, Weights[i], new[] { "float32" }, shapes[i]);
+            if (X == null) throw new CaseFormatException("x", "an array", "missing");
+            if (X.Rank != 2 || X.Dtype != "float32" || X.Shape[1] != InputSize)
+                throw new CaseFormatException("x", "float32 array of shape (N, " + InputSize + ")", X.Describe());
+            int n = X.Shape[0];
+            if (n < Steps * BatchSize)
+                throw new CaseFormatException("x", "at least steps * batch_size = " + Steps * BatchSize + " rows", n + " rows");
+            ValidateTargets(n);
+            if (SampleWeight != null) RequireArray("sample_weight", SampleWeight, new[] { "float32" }, new[] { n });
+        }
+
+        private void ValidateTargets(int n)
+        {
+            if (Y == null) throw new CaseFormatException("y", "an array", "missing");
+            int units = Layers[Layers.Count - 1].Units;
+            var dtypes = new[] { "float32", "int32", "int64" };
+            bool sparse = Loss.Kind == LossKind.SparseCategoricalCrossentropy;
+            int width = sparse ? 1 : units;
+            string expected = sparse || units == 1
+                ? string.Format("shape ({0},) or ({0}, {1})", n, width)
+                : string.Format("shape ({0}, {1})", n, width);
+            bool shapeOk = (Y.Rank == 2 && Y.Shape[0] == n && Y.Shape[1] == width) || (Y.Rank == 1 && Y.Shape[0] == n && width == 1);
+            if (!dtypes.Contains(Y.Dtype) || !shapeOk)
+                throw new CaseFormatException("y", "a float32, int32 or int64 array of " + expected, Y.Describe());
+            if (!sparse) return;
+            for (int i = 0; i < Y.Size; i++)
+            {
+                double label = Y.GetDouble(i);
+                if (label != Math.Floor(label) || label < 0 || label >= units)
+                    throw new CaseFormatException("y", "integer class labels in [0, " + units + ") for sparse_categorical_crossentropy",
+                        "label " + label.ToString("R", CultureInfo.InvariantCulture) + " at index " + i);
+            }
+        }
+
+        private void ValidateSpec()
+        {
+            if (string.IsNullOrEmpty(Name)) throw new CaseFormatException("name", "a non-empty string", Name == null ? "missing" : "empty string");
+            if (InputSize < 1) throw new CaseFormatException("model.input_shape[0]", "an integer >= 1", InputSize.ToString(CultureInfo.InvariantCulture));
+            if (Layers == null || Layers.Count == 0) throw new CaseFormatException("model.layers", "a non-empty list of layer objects", "none");
+            for (int i = 0; i < Layers.Count; i++)
+            {
+                if (Layers[i] == null || Layers[i].Units < 1)
+                    throw new CaseFormatException("model.layers[" + i + "].units", "an integer >= 1",
+                        Layers[i] == null ? "missing" : Layers[i].Units.ToString(CultureInfo.InvariantCulture));
+            }
+            if (Loss == null) throw new CaseFormatException("loss", "an object", "missing");
+            if (Optimizer == null) throw new CaseFormatException("optimizer", "an object", "missing");
+            if (Metrics == null) throw new CaseFormatException("metrics", "a list of metric strings", "missing");
+            var seen = new HashSet<string>();
+            for (int i = 0; i < Metrics.Count; i++)
+            {
+                if (!CaseNames.MetricNames.Contains(Metrics[i]))
+                    throw new CaseFormatException("metrics[" + i + "]", CaseNames.OneOf(CaseNames.MetricNames), "\"" + Metrics[i] + "\"");
+                if (!seen.Add(Metrics[i]))
+                    throw new CaseFormatException("metrics[" + i + "]", "each metric once", "\"" + Metrics[i] + "\" again");
+            }
+            if (BatchSize < 1) throw new CaseFormatException("batch_size", "an integer >= 1", BatchSize.ToString(CultureInfo.InvariantCulture));
+            if (Steps < 1) throw new CaseFormatException("steps", "an integer >= 1", Steps.ToString(CultureInfo.InvariantCulture));
+        }
+
+        private static void RequireArray(string key, NpyArray array, string[] dtypes, int[] shape)
+        {
+            string expected = string.Join(" or ", dtypes) + " array of shape " + NpyArray.FormatShape(shape);
+            if (array == null) throw new CaseFormatException(key, expected, "missing");
+            if (!dtypes.Contains(array.Dtype) || !array.Shape.SequenceEqual(shape))
+                throw new CaseFormatException(key, expected, array.Describe());
+        }
+    }
+}
