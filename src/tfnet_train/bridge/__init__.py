@@ -1,0 +1,64 @@
+"""The functions the C# library TfNetTrain calls: plain types in and out, models kept as handles.
+
+Arrays cross as C-contiguous numpy arrays of float32, float64, int32 or int64 (see `arrays`); layers,
+optimizers and losses are built from (class name, kwargs) pairs (see `specs`); model calls are in `models`;
+C# callbacks are wrapped by `host_callback`. Python errors propagate unchanged and are mapped to C# exception
+types by the host.
+"""
+
+from tfnet_train.bridge.arrays import EXCHANGE_DTYPES, describe, echo, empty, exchange_array, exchange_list
+from tfnet_train.bridge.host_callback import HOST_HOOKS, HostCallback, host_callback
+from tfnet_train.bridge.models import (
+    compile_model,
+    evaluate,
+    fit,
+    get_stop_training,
+    get_weights,
+    input_shapes,
+    load_weights,
+    predict,
+    save_weights,
+    sequential,
+    set_stop_training,
+    set_weights,
+    summary,
+    train_counter,
+    train_step,
+    train_step_traced,
+    weight_layout,
+)
+from tfnet_train.bridge.specs import build_layer, build_layers, build_loss, build_optimizer, build_schedule
+
+__all__ = [
+    "EXCHANGE_DTYPES",
+    "HOST_HOOKS",
+    "HostCallback",
+    "build_layer",
+    "build_layers",
+    "build_loss",
+    "build_optimizer",
+    "build_schedule",
+    "compile_model",
+    "describe",
+    "echo",
+    "empty",
+    "evaluate",
+    "exchange_array",
+    "exchange_list",
+    "fit",
+    "get_stop_training",
+    "get_weights",
+    "host_callback",
+    "input_shapes",
+    "load_weights",
+    "predict",
+    "save_weights",
+    "sequential",
+    "set_stop_training",
+    "set_weights",
+    "summary",
+    "train_counter",
+    "train_step",
+    "train_step_traced",
+    "weight_layout",
+]

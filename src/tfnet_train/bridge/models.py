@@ -1,0 +1,197 @@
+"""Model calls for the C# host: models are handles (the Python object), everything else is plain data —
+exchange arrays (see `arrays`), dicts of floats, lists and strings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tfnet_train.bridge.arrays import exchange_array, exchange_list
+from tfnet_train.bridge.specs import build_layers, build_loss, build_optimizer
+from tfnet_train.engine import Model, Sequential
+
+Spec = tuple[str, dict[str, Any] | None]
+
+
+def _check_model(model: Any) -> Model:
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a tfnet_train Model; got {type(model).__name__}")
+    return model
+
+
+def _spec_or_value(value: Any, build: Any) -> Any:
+    """A (name, kwargs) pair is built with `build`; strings, None and objects pass through."""
+    if isinstance(value, tuple | list) and len(value) == 2 and isinstance(value[0], str):
+        return build(value[0], value[1])
+    return value
+
+
+def sequential(layers: Sequence[Spec], name: str | None = None) -> Model:
+    """A tfnet_train Sequential from (Keras layer class name, kwargs) pairs; "Input" gives keras.Input."""
+    if not layers:
+        raise ValueError("layers must hold at least one layer spec; got an empty list")
+    return Sequential(build_layers(list(layers)), name=name)
+
+
+def compile_model(
+    model: Any,
+    optimizer: Any = "rmsprop",
+    loss: Any = None,
+    metrics: Sequence[str] | None = None,
+    semantics: str = "keras",
+    run_eagerly: bool = False,
+    jit_compile: bool = False,
+    steps_per_execution: int = 1,
+) -> None:
+    """`model.compile` where optimizer and loss may be (class name, kwargs) pairs or strings."""
+    _check_model(model).compile(
+        optimizer=_spec_or_value(optimizer, build_optimizer),
+        loss=_spec_or_value(loss, build_loss),
+        metrics=None if metrics is None else list(metrics),
+        semantics=semantics,
+        run_eagerly=bool(run_eagerly),
+        jit_compile=bool(jit_compile),
+        steps_per_execution=int(steps_per_execution),
+    )
+
+
+def train_step(model: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, float]:
+    """One training step on exactly this batch (`train_on_batch`: metrics cover this batch only)."""
+    return _check_model(model).train_on_batch(x, y, sample_weight=sample_weight, return_dict=True)
+
+
+def train_step_traced(model: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, Any]:
+    """One training step with every stage's value, as plain data (plus StepTrace.flat() under "flat")."""
+    trace = _check_model(model).train_step_traced(x, y, sample_weight=sample_weight)
+    state = trace.optimizer_state
+    return {
+        "step": int(trace.step),
+        "inputs": {kind: _arrays(arrays) for kind, arrays in trace.inputs.items()},
+        "y_pred": _arrays(trace.y_pred),
+        "loss": float(trace.loss),
+        "gradients": _arrays(trace.gradients),
+        "aggregated_gradients": _arrays(trace.aggregated_gradients),
+        "clipped_gradients": _arrays(trace.clipped_gradients),
+        "weights": _arrays(trace.weights),
+        "optimizer_state": {
+            "iterations": int(state.get("iterations", 0)),
+            "learning_rate": float(state.get("learning_rate", float("nan"))),
+            "slots": {name: _arrays(values) for name, values in state.get("slots", {}).items()},
+        },
+        "metrics": {name: float(value) for name, value in trace.metrics.items()},
+        "variable_names": [str(n) for n in trace.variable_names],
+        "weight_names": [str(n) for n in trace.weight_names],
+        "flat": {key: exchange_array(value) for key, value in trace.flat().items()},
+    }
+
+
+def _arrays(values: Sequence[Any]) -> list[np.ndarray | None]:
+    return [None if v is None else exchange_array(v) for v in values]
+
+
+def fit(
+    model: Any,
+    x: Any,
+    y: Any = None,
+    batch_size: int | None = None,
+    epochs: int = 1,
+    verbose: int = 0,
+    callbacks: Sequence[Any] | None = None,
+    validation_split: float = 0.0,
+    validation_data: Sequence[Any] | None = None,
+    shuffle: bool = True,
+    sample_weight: Any = None,
+    initial_epoch: int = 0,
+    steps_per_epoch: int | None = None,
+    validation_freq: int = 1,
+    class_weight: dict[int, float] | None = None,
+) -> dict[str, Any]:
+    """`model.fit`; returns {"history": {name: [float per epoch]}, "epoch": [int]}."""
+    history = _check_model(model).fit(
+        x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
+        callbacks=None if callbacks is None else list(callbacks), validation_split=validation_split,
+        validation_data=None if validation_data is None else tuple(validation_data), shuffle=shuffle,
+        class_weight=class_weight, sample_weight=sample_weight, initial_epoch=initial_epoch,
+        steps_per_epoch=steps_per_epoch, validation_freq=validation_freq,
+    )
+    return {
+        "history": {name: [float(v) for v in values] for name, values in history.history.items()},
+        "epoch": [int(e) for e in history.epoch],
+    }
+
+
+def evaluate(
+    model: Any, x: Any, y: Any = None, batch_size: int | None = None, sample_weight: Any = None,
+    steps: int | None = None,
+) -> dict[str, float]:
+    """`model.evaluate(..., return_dict=True)`, silent."""
+    return _check_model(model).evaluate(
+        x, y, batch_size=batch_size, verbose=0, sample_weight=sample_weight, steps=steps, return_dict=True)
+
+
+def predict(model: Any, x: Any, batch_size: int | None = None, steps: int | None = None) -> list[np.ndarray]:
+    """`model.predict`, silent; always a list of exchange arrays (one per model output)."""
+    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0, steps=steps)
+    return exchange_list(out if isinstance(out, list | tuple) else [out])
+
+
+def get_weights(model: Any) -> list[np.ndarray]:
+    """Every weight in Keras `get_weights()` order, as exchange arrays."""
+    return exchange_list(_check_model(model).get_weights())
+
+
+def set_weights(model: Any, weights: Sequence[Any]) -> None:
+    """`model.set_weights` (Keras order and shapes)."""
+    _check_model(model).set_weights(list(weights))
+
+
+def weight_layout(model: Any) -> dict[str, list[Any]]:
+    """Names, shapes and dtype names of the weights, in `get_weights()` order."""
+    weights = _check_model(model).weights
+    return {
+        "names": [str(getattr(w, "path", w.name)) for w in weights],
+        "shapes": [[int(d) for d in w.shape] for w in weights],
+        "dtypes": [np.dtype(str(w.dtype)).name for w in weights],
+    }
+
+
+def input_shapes(model: Any) -> list[list[int]] | None:
+    """Shape of each model input with -1 for unknown dimensions, or None when the model is not built."""
+    shapes = _check_model(model)._input_shapes()
+    if shapes is None:
+        return None
+    return [[-1 if d is None else int(d) for d in shape] for shape in shapes]
+
+
+def train_counter(model: Any) -> int:
+    """The int64 `_train_counter`: 0 at the start of each fit, +1 per step."""
+    return int(_check_model(model)._train_counter.numpy())
+
+
+def get_stop_training(model: Any) -> bool:
+    """Whether a callback asked fit to stop."""
+    return bool(getattr(_check_model(model), "stop_training", False))
+
+
+def set_stop_training(model: Any, value: bool) -> None:
+    """Ask fit to stop after the current step (as `model.stop_training = True` in a Keras callback)."""
+    _check_model(model).stop_training = bool(value)
+
+
+def save_weights(model: Any, path: str) -> None:
+    """`model.save_weights(path)`; Keras requires the name to end in `.weights.h5`."""
+    _check_model(model).save_weights(str(path))
+
+
+def load_weights(model: Any, path: str) -> None:
+    """`model.load_weights(path)`."""
+    _check_model(model).load_weights(str(path))
+
+
+def summary(model: Any) -> str:
+    """`model.summary()` as text."""
+    lines: list[str] = []
+    _check_model(model).summary(print_fn=lambda line, *args, **kwargs: lines.append(line))
+    return "\n".join(lines)
