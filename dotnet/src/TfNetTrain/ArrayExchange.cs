@@ -1,0 +1,249 @@
+using System;
+using System.Runtime.InteropServices;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// Moves arrays between <see cref="NDArray"/> and numpy with one memcpy each way: C# to numpy fills a fresh
+    /// np.empty through its buffer; numpy to C# reads a C-contiguous buffer with Marshal.Copy. Every method needs
+    /// the GIL.
+    /// </summary>
+    internal static class ArrayExchange
+    {
+        private static PyObject _numpyEmpty;
+        private static PyObject[] _dtypes;
+        private static PyObject _ndarrayType;
+        private static PyObject _exchangeArray;
+
+        /// <summary>A new numpy array holding a copy of <paramref name="array"/>.</summary>
+        public static PyObject ToNumpy(NDArray array)
+        {
+            if (array == null) throw new ArgumentNullException(nameof(array));
+            EnsureNumpy();
+            int[] shape = array.ShapeNoCopy;
+            PyObject result;
+            using (var pyShape = ShapeTuple(shape))
+            {
+                result = _numpyEmpty.Invoke(pyShape, _dtypes[(int)array.DType]);
+            }
+            if (array.Size > 0)
+            {
+                try
+                {
+                    using (var buffer = result.GetBuffer(PyBUF.CONTIG))
+                    {
+                        CopyToNative(array.Data, array.DType, buffer.Buffer, array.Size);
+                    }
+                }
+                catch
+                {
+                    result.Dispose();
+                    throw;
+                }
+            }
+            return result;
+        }
+
+        /// <summary>A list of new numpy arrays, one per item.</summary>
+        public static PyList ToNumpyList(System.Collections.Generic.IList<NDArray> arrays, string paramName)
+        {
+            var list = new PyList();
+            for (int i = 0; i < arrays.Count; i++)
+            {
+                if (arrays[i] == null) throw new ArgumentNullException(paramName, $"{paramName}[{i}] is null");
+                using (var item = ToNumpy(arrays[i])) list.Append(item);
+            }
+            return list;
+        }
+
+        /// <summary>
+        /// A new NDArray copied from <paramref name="value"/>: a C-contiguous numpy array of an exchange dtype is read
+        /// directly; anything else goes through tfnet_train.bridge.exchange_array first.
+        /// </summary>
+        public static NDArray FromNumpy(PyObject value)
+        {
+            if (value == null) throw new ArgumentNullException(nameof(value));
+            using (ExchangeBuffer buffer = ExchangeBufferOf(value))
+            {
+                int[] shape = ReadShape(buffer.Buffer);
+                long size = 1;
+                foreach (int d in shape) size *= d;
+                Array data = Array.CreateInstance(buffer.DType.ClrType(), checked((int)size));
+                if (size > 0) CopyFromNative(buffer.Buffer.Buffer, data, buffer.DType, (int)size);
+                return NDArray.Wrap(data, buffer.DType, shape);
+            }
+        }
+
+        /// <summary>
+        /// Copies <paramref name="value"/> into <paramref name="destination"/>, which must already have its dtype and
+        /// shape (output buffers are reused this way, without allocating).
+        /// </summary>
+        public static void CopyInto(PyObject value, NDArray destination, string paramName)
+        {
+            using (ExchangeBuffer buffer = ExchangeBufferOf(value))
+            {
+                int[] shape = ReadShape(buffer.Buffer);
+                if (buffer.DType != destination.DType || !SameShape(shape, destination.ShapeNoCopy))
+                {
+                    throw new TfNetTrainArgumentException(paramName,
+                        $"the result is {buffer.DType.NumpyName()} {NDArray.FormatShape(shape)} but the output array is " +
+                        $"{destination.DType.NumpyName()} {NDArray.FormatShape(destination.ShapeNoCopy)}");
+                }
+                if (destination.Size > 0) CopyFromNative(buffer.Buffer.Buffer, destination.Data, buffer.DType, destination.Size);
+            }
+        }
+
+        /// <summary>Drops cached numpy objects (called when the interpreter shuts down).</summary>
+        public static void Reset()
+        {
+            _numpyEmpty = null;
+            _ndarrayType = null;
+            _dtypes = null;
+            _exchangeArray = null;
+        }
+
+        private static ExchangeBuffer ExchangeBufferOf(PyObject value)
+        {
+            ExchangeBuffer buffer = TryExchangeBuffer(value);
+            if (buffer != null) return buffer;
+            using (var converted = ExchangeArray(value))
+            {
+                buffer = TryExchangeBuffer(converted);
+                if (buffer == null)
+                    throw new TfNetTrainException("tfnet_train.bridge.exchange_array returned something other than a C-contiguous exchange array");
+                return buffer;
+            }
+        }
+
+        /// <summary>
+        /// The buffer and dtype of a C-contiguous numpy array of an exchange dtype, or null when the value is
+        /// anything else. The dtype comes from the array's dtype object (numpy's built-in dtypes are singletons),
+        /// not from the buffer's format string: asking pythonnet for PyBUF.FORMATS makes the marshaller free
+        /// numpy's format string, which crashes the process.
+        /// </summary>
+        private static ExchangeBuffer TryExchangeBuffer(PyObject value)
+        {
+            EnsureNumpy();
+#pragma warning disable 612 // PyObject.Handle: an identity check needs the raw pointer
+            using (var type = value.GetPythonType())
+            {
+                if (type.Handle != _ndarrayType.Handle) return null;
+            }
+            int dtype;
+            using (var dt = value.GetAttr("dtype"))
+            {
+                dtype = Array.FindIndex(_dtypes, d => d.Handle == dt.Handle);
+            }
+#pragma warning restore 612
+            if (dtype < 0) return null;
+            PyBuffer buffer;
+            try
+            {
+                buffer = value.GetBuffer(PyBUF.C_CONTIGUOUS);
+            }
+            catch (PythonException)
+            {
+                return null; // not C-contiguous: let exchange_array copy it
+            }
+            return new ExchangeBuffer(buffer, (DType)dtype);
+        }
+
+        private static int[] ReadShape(PyBuffer buffer)
+        {
+            long[] shape = buffer.Shape ?? new long[0];
+            var result = new int[buffer.Dimensions];
+            for (int i = 0; i < result.Length; i++) result[i] = checked((int)shape[i]);
+            return result;
+        }
+
+        private static PyObject ExchangeArray(PyObject value)
+        {
+            if (_exchangeArray == null)
+            {
+                using (var module = Py.Import("tfnet_train.bridge.arrays"))
+                {
+                    _exchangeArray = module.GetAttr("exchange_array");
+                }
+            }
+            return _exchangeArray.Invoke(value);
+        }
+
+        private static void EnsureNumpy()
+        {
+            if (_numpyEmpty != null) return;
+            using (var numpy = Py.Import("numpy"))
+            {
+                var dtypes = new PyObject[4];
+                using (var dtypeFactory = numpy.GetAttr("dtype"))
+                {
+                    foreach (DType d in new[] { DType.Float32, DType.Float64, DType.Int32, DType.Int64 })
+                    {
+                        using (var name = new PyString(d.NumpyName())) dtypes[(int)d] = dtypeFactory.Invoke(name);
+                    }
+                }
+                _dtypes = dtypes;
+                _ndarrayType = numpy.GetAttr("ndarray");
+                _numpyEmpty = numpy.GetAttr("empty");
+            }
+        }
+
+        private static PyTuple ShapeTuple(int[] shape)
+        {
+            var items = new PyObject[shape.Length];
+            try
+            {
+                for (int i = 0; i < shape.Length; i++) items[i] = PyConvert.Int(shape[i]);
+                return new PyTuple(items);
+            }
+            finally
+            {
+                foreach (var item in items) item?.Dispose();
+            }
+        }
+
+        /// <summary>A buffer with its dtype; disposing releases the buffer (and the array it keeps alive).</summary>
+        private sealed class ExchangeBuffer : IDisposable
+        {
+            public ExchangeBuffer(PyBuffer buffer, DType dtype)
+            {
+                Buffer = buffer;
+                DType = dtype;
+            }
+
+            public PyBuffer Buffer { get; }
+            public DType DType { get; }
+
+            public void Dispose() => Buffer.Dispose();
+        }
+
+        private static bool SameShape(int[] a, int[] b)
+        {
+            if (a.Length != b.Length) return false;
+            for (int i = 0; i < a.Length; i++) if (a[i] != b[i]) return false;
+            return true;
+        }
+
+        private static void CopyToNative(Array source, DType dtype, IntPtr destination, int count)
+        {
+            switch (dtype)
+            {
+                case DType.Float32: Marshal.Copy((float[])source, 0, destination, count); break;
+                case DType.Float64: Marshal.Copy((double[])source, 0, destination, count); break;
+                case DType.Int32: Marshal.Copy((int[])source, 0, destination, count); break;
+                default: Marshal.Copy((long[])source, 0, destination, count); break;
+            }
+        }
+
+        private static void CopyFromNative(IntPtr source, Array destination, DType dtype, int count)
+        {
+            switch (dtype)
+            {
+                case DType.Float32: Marshal.Copy(source, (float[])destination, 0, count); break;
+                case DType.Float64: Marshal.Copy(source, (double[])destination, 0, count); break;
+                case DType.Int32: Marshal.Copy(source, (int[])destination, 0, count); break;
+                default: Marshal.Copy(source, (long[])destination, 0, count); break;
+            }
+        }
+    }
+}

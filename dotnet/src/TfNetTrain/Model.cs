@@ -1,0 +1,587 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// A tfnet_train model living in Python, driven from C#. Every method runs on the runtime's Python worker
+    /// thread, so a model may be used from any thread (calls are serialised). Arrays are copied in and out with one
+    /// buffer copy each; the overloads taking an output array reuse it instead of allocating. Python errors come out
+    /// as <see cref="TfNetTrainException"/> (bad arguments as <see cref="TfNetTrainArgumentException"/>), and the
+    /// model stays usable after them.
+    /// </summary>
+    public sealed class Model : IDisposable
+    {
+        private readonly PythonRuntime _runtime;
+        private PyObject _handle;
+        private WeightLayout _layout;
+        private int[][] _inputShapes;
+
+        private Model(PythonRuntime runtime, PyObject handle)
+        {
+            _runtime = runtime;
+            _handle = handle;
+        }
+
+        /// <summary>Wraps an existing tfnet_train model (call with the GIL held, e.g. inside PythonRuntime.Run).</summary>
+        public static Model FromPython(PyObject model, PythonRuntime runtime = null)
+        {
+            if (model == null) throw new ArgumentNullException(nameof(model));
+            runtime = runtime ?? RequireRuntime();
+            return new Model(runtime, model.NewReference());
+        }
+
+        internal static PythonRuntime RequireRuntime()
+        {
+            var runtime = PythonRuntime.Current;
+            if (runtime == null)
+                throw new InvalidOperationException("No Python runtime is running: call PythonRuntime.Start() first.");
+            return runtime;
+        }
+
+        internal static Model Create(PythonRuntime runtime, Func<BridgeFacade, PyObject> make)
+        {
+            return runtime.Run(() => new Model(runtime, make(runtime.Facade)));
+        }
+
+        /// <summary>The runtime this model lives in.</summary>
+        public PythonRuntime Runtime => _runtime;
+
+        /// <summary>The Python model object (use only with the GIL held, e.g. inside <see cref="PythonRuntime.Run{T}"/>).</summary>
+        public PyObject PythonObject
+        {
+            get
+            {
+                ThrowIfDisposed();
+                return _handle;
+            }
+        }
+
+        /// <summary>
+        /// Configures training. <paramref name="optimizer"/> and <paramref name="loss"/> are specs
+        /// (<see cref="Optimizers"/>, <see cref="Losses"/>) or strings ("sgd", "mse"); metrics are Keras names
+        /// ("accuracy", "mae", ...); <paramref name="semantics"/> is "keras" (Keras 3's numbers) or "tfnet"
+        /// (what TensorFlow.NET computes).
+        /// </summary>
+        public void Compile(OptimizerSpec optimizer, LossSpec loss, IEnumerable<string> metrics = null,
+                            string semantics = "keras", bool runEagerly = false, bool jitCompile = false,
+                            int stepsPerExecution = 1)
+        {
+            if (semantics == null) throw new ArgumentNullException(nameof(semantics));
+            if (stepsPerExecution < 1)
+                throw new TfNetTrainArgumentException(nameof(stepsPerExecution), $"must be >= 1; got {stepsPerExecution}");
+            string[] metricNames = metrics?.ToArray();
+            if (metricNames != null && metricNames.Any(m => m == null))
+                throw new TfNetTrainArgumentException(nameof(metrics), "metric names must not be null");
+            Call(f =>
+            {
+                using (var opt = optimizer == null ? PyObject.None : PyConvert.SpecPair(optimizer))
+                using (var lossObject = loss == null ? PyObject.None : PyConvert.SpecPair(loss))
+                using (var metricList = PyConvert.ToPython(metricNames))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object>
+                {
+                    { "semantics", semantics }, { "run_eagerly", runEagerly }, { "jit_compile", jitCompile },
+                    { "steps_per_execution", stepsPerExecution },
+                }))
+                using (f["compile_model"].Invoke(new[] { _handle, opt, lossObject, metricList }, kwargs))
+                {
+                    return 0;
+                }
+            });
+        }
+
+        /// <summary>
+        /// One training step on exactly this batch (train_on_batch: the returned loss and metrics cover this batch;
+        /// _train_counter advances by one). Returns "loss" and each metric.
+        /// </summary>
+        public IDictionary<string, float> TrainStep(NDArray x, NDArray y, NDArray sampleWeight = null)
+        {
+            CheckBatch(x, y, sampleWeight);
+            return Call<IDictionary<string, float>>(f =>
+            {
+                using (var px = ArrayExchange.ToNumpy(x))
+                using (var py = ArrayExchange.ToNumpy(y))
+                using (var pw = Optional(sampleWeight))
+                using (var logs = f["train_step"].Invoke(_handle, px, py, pw))
+                {
+                    return PyConvert.ToFloatDictionary(logs);
+                }
+            });
+        }
+
+        /// <summary>One training step returning the value of every stage (see <see cref="StepTrace"/>).</summary>
+        public StepTrace TrainStepTraced(NDArray x, NDArray y, NDArray sampleWeight = null)
+        {
+            CheckBatch(x, y, sampleWeight);
+            return Call(f =>
+            {
+                using (var px = ArrayExchange.ToNumpy(x))
+                using (var py = ArrayExchange.ToNumpy(y))
+                using (var pw = Optional(sampleWeight))
+                using (var record = f["train_step_traced"].Invoke(_handle, px, py, pw))
+                {
+                    return ReadTrace(record);
+                }
+            });
+        }
+
+        /// <summary>
+        /// Trains for <paramref name="epochs"/> epochs (Keras fit semantics; shuffles unless
+        /// <paramref name="shuffle"/> is false). <paramref name="validationX"/>/<paramref name="validationY"/> give
+        /// validation data; <paramref name="callbacks"/> receive the training hooks. Returns the per-epoch history.
+        /// </summary>
+        public History Fit(NDArray x, NDArray y, int? batchSize = null, int epochs = 1, int verbose = 1,
+                           IList<ICallback> callbacks = null, float validationSplit = 0f, bool shuffle = true,
+                           NDArray sampleWeight = null, int initialEpoch = 0, int? stepsPerEpoch = null,
+                           NDArray validationX = null, NDArray validationY = null, int validationFreq = 1,
+                           IDictionary<int, float> classWeight = null)
+        {
+            CheckBatch(x, y, sampleWeight);
+            if ((validationX == null) != (validationY == null))
+                throw new TfNetTrainArgumentException(validationX == null ? nameof(validationX) : nameof(validationY),
+                    "validationX and validationY must be given together");
+            if (validationX != null) CheckBatch(validationX, validationY, null, nameof(validationX), nameof(validationY));
+            if (batchSize.HasValue && batchSize.Value < 1)
+                throw new TfNetTrainArgumentException(nameof(batchSize), $"must be >= 1; got {batchSize}");
+            if (epochs < 0) throw new TfNetTrainArgumentException(nameof(epochs), $"must be >= 0; got {epochs}");
+            var dispatchers = new List<CallbackDispatcher>();
+            if (callbacks != null)
+            {
+                for (int i = 0; i < callbacks.Count; i++)
+                {
+                    if (callbacks[i] == null) throw new ArgumentNullException(nameof(callbacks), $"callbacks[{i}] is null");
+                    var asBase = callbacks[i] as CallbackBase;
+                    if (asBase != null) asBase.Model = this;
+                    dispatchers.Add(new CallbackDispatcher(callbacks[i]));
+                }
+            }
+            return Call(f =>
+            {
+                var arguments = new Dictionary<string, object>
+                {
+                    { "batch_size", batchSize }, { "epochs", epochs }, { "verbose", verbose },
+                    { "validation_split", validationSplit }, { "shuffle", shuffle }, { "initial_epoch", initialEpoch },
+                    { "steps_per_epoch", stepsPerEpoch }, { "validation_freq", validationFreq },
+                };
+                if (classWeight != null)
+                {
+                    var weights = new Dictionary<long, double>();
+                    foreach (var pair in classWeight) weights[pair.Key] = PyConvert.ShortestDouble(pair.Value);
+                    arguments["class_weight"] = weights;
+                }
+                using (var px = ArrayExchange.ToNumpy(x))
+                using (var py = ArrayExchange.ToNumpy(y))
+                using (var kwargs = PyConvert.Kwargs(arguments))
+                using (var hostCallbacks = new PyList())
+                {
+                    foreach (var dispatcher in dispatchers)
+                    {
+                        using (var host = dispatcher.ToPython())
+                        using (var hooks = PyConvert.ToPython(dispatcher.ImplementedHooks()))
+                        using (var callback = f["host_callback"].Invoke(host, hooks))
+                        {
+                            hostCallbacks.Append(callback);
+                        }
+                    }
+                    kwargs["callbacks"] = hostCallbacks;
+                    if (sampleWeight != null) using (var pw = ArrayExchange.ToNumpy(sampleWeight)) kwargs["sample_weight"] = pw;
+                    if (validationX != null)
+                    {
+                        using (var vx = ArrayExchange.ToNumpy(validationX))
+                        using (var vy = ArrayExchange.ToNumpy(validationY))
+                        using (var pair = new PyTuple(new PyObject[] { vx, vy }))
+                        {
+                            kwargs["validation_data"] = pair;
+                        }
+                    }
+                    using (var result = f["fit"].Invoke(new[] { _handle, px, py }, kwargs))
+                    {
+                        return ReadHistory(result);
+                    }
+                }
+            });
+        }
+
+        /// <summary>Loss and metrics over the data (running means over batches), without training.</summary>
+        public IDictionary<string, float> Evaluate(NDArray x, NDArray y, int? batchSize = null, NDArray sampleWeight = null,
+                                                   int? steps = null)
+        {
+            CheckBatch(x, y, sampleWeight);
+            return Call<IDictionary<string, float>>(f =>
+            {
+                using (var px = ArrayExchange.ToNumpy(x))
+                using (var py = ArrayExchange.ToNumpy(y))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object>
+                {
+                    { "batch_size", batchSize }, { "sample_weight", sampleWeight }, { "steps", steps },
+                }))
+                using (var logs = f["evaluate"].Invoke(new[] { _handle, px, py }, kwargs))
+                {
+                    return PyConvert.ToFloatDictionary(logs);
+                }
+            });
+        }
+
+        /// <summary>The model's output for every sample (training=False). For several outputs use <see cref="PredictOutputs"/>.</summary>
+        public NDArray Predict(NDArray x, int? batchSize = null, int? steps = null)
+        {
+            IList<NDArray> outputs = PredictOutputs(x, batchSize, steps);
+            if (outputs.Count != 1)
+                throw new InvalidOperationException($"the model has {outputs.Count} outputs; use PredictOutputs");
+            return outputs[0];
+        }
+
+        /// <summary>Predicts into <paramref name="output"/>, which must have the result's dtype and shape (no allocation).</summary>
+        public void Predict(NDArray x, NDArray output, int? batchSize = null)
+        {
+            if (output == null) throw new ArgumentNullException(nameof(output));
+            CheckX(x, nameof(x));
+            Call(f =>
+            {
+                using (var outputs = InvokePredict(f, x, batchSize, null))
+                {
+                    if (outputs.Length() != 1)
+                        throw new InvalidOperationException($"the model has {outputs.Length()} outputs; use PredictOutputs");
+                    using (var first = outputs[0]) ArrayExchange.CopyInto(first, output, nameof(output));
+                }
+                return 0;
+            });
+        }
+
+        /// <summary>Every model output for every sample, one array per output.</summary>
+        public IList<NDArray> PredictOutputs(NDArray x, int? batchSize = null, int? steps = null)
+        {
+            CheckX(x, nameof(x));
+            return Call<IList<NDArray>>(f =>
+            {
+                using (var outputs = InvokePredict(f, x, batchSize, steps)) return PyConvert.ToArrayList(outputs);
+            });
+        }
+
+        /// <summary>Every weight, in Keras get_weights() order.</summary>
+        public IList<NDArray> GetWeights()
+        {
+            return Call<IList<NDArray>>(f =>
+            {
+                using (var weights = f["get_weights"].Invoke(_handle)) return PyConvert.ToArrayList(weights);
+            });
+        }
+
+        /// <summary>Copies every weight into <paramref name="destination"/> (same count, dtypes and shapes; no allocation).</summary>
+        public void GetWeights(IList<NDArray> destination)
+        {
+            if (destination == null) throw new ArgumentNullException(nameof(destination));
+            Call(f =>
+            {
+                using (var weights = f["get_weights"].Invoke(_handle))
+                {
+                    long count = weights.Length();
+                    if (count != destination.Count)
+                        throw new TfNetTrainArgumentException(nameof(destination), $"the model has {count} weights; got {destination.Count} arrays");
+                    for (int i = 0; i < count; i++)
+                    {
+                        if (destination[i] == null) throw new ArgumentNullException(nameof(destination), $"destination[{i}] is null");
+                        using (var w = weights[i]) ArrayExchange.CopyInto(w, destination[i], $"destination[{i}]");
+                    }
+                }
+                return 0;
+            });
+        }
+
+        /// <summary>
+        /// Sets every weight, in Keras get_weights() order; counts, shapes and dtypes must match the model's
+        /// (checked in C# before anything changes).
+        /// </summary>
+        public void SetWeights(IList<NDArray> weights)
+        {
+            if (weights == null) throw new ArgumentNullException(nameof(weights));
+            for (int i = 0; i < weights.Count; i++)
+                if (weights[i] == null) throw new ArgumentNullException(nameof(weights), $"weights[{i}] is null");
+            WeightLayout layout = Layout();
+            if (layout != null)
+            {
+                if (weights.Count != layout.Shapes.Length)
+                    throw new TfNetTrainArgumentException(nameof(weights), $"the model has {layout.Shapes.Length} weights; got {weights.Count} arrays");
+                for (int i = 0; i < weights.Count; i++)
+                {
+                    NDArray w = weights[i];
+                    if (!w.ShapeNoCopy.SequenceEqual(layout.Shapes[i]) || w.DType != layout.DTypes[i])
+                    {
+                        throw new TfNetTrainArgumentException(nameof(weights),
+                            $"weights[{i}] ({layout.Names[i]}) must be {layout.DTypes[i].NumpyName()} " +
+                            $"{NDArray.FormatShape(layout.Shapes[i])}; got {w.DType.NumpyName()} {NDArray.FormatShape(w.ShapeNoCopy)}");
+                    }
+                }
+            }
+            Call(f =>
+            {
+                using (var list = ArrayExchange.ToNumpyList(weights, nameof(weights)))
+                using (f["set_weights"].Invoke(_handle, list))
+                {
+                    return 0;
+                }
+            });
+        }
+
+        /// <summary>Names of the weights in get_weights() order (e.g. "sequential/dense/kernel").</summary>
+        public IList<string> WeightNames => Layout()?.Names.ToList() ?? new List<string>();
+
+        /// <summary>Shapes of the weights in get_weights() order.</summary>
+        public IList<int[]> WeightShapes => Layout()?.Shapes.Select(s => (int[])s.Clone()).ToList() ?? new List<int[]>();
+
+        /// <summary>_train_counter: 0 at the start of each Fit, +1 per training step.</summary>
+        public long TrainCounter => Call(f =>
+        {
+            using (var value = f["train_counter"].Invoke(_handle)) return value.As<long>();
+        });
+
+        /// <summary>Set to true (e.g. from a callback) to stop Fit after the current step.</summary>
+        public bool StopTraining
+        {
+            get => Call(f => { using (var v = f["get_stop_training"].Invoke(_handle)) return v.As<bool>(); });
+            set => Call(f => { using (var v = value.ToPython()) using (f["set_stop_training"].Invoke(_handle, v)) return 0; });
+        }
+
+        /// <summary>Saves the weights to an HDF5 file; Keras requires the name to end in ".weights.h5".</summary>
+        public void SaveWeights(string path)
+        {
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            Call(f => { using (var p = new PyString(path)) using (f["save_weights"].Invoke(_handle, p)) return 0; });
+        }
+
+        /// <summary>Loads weights saved by <see cref="SaveWeights"/> (or by Keras for the same architecture).</summary>
+        public void LoadWeights(string path)
+        {
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            Call(f => { using (var p = new PyString(path)) using (f["load_weights"].Invoke(_handle, p)) return 0; });
+        }
+
+        /// <summary>The Keras model summary as text.</summary>
+        public string Summary() => Call(f => { using (var s = f["summary"].Invoke(_handle)) return s.As<string>(); });
+
+        /// <summary>Releases the Python model (no-op once the runtime is shut down).</summary>
+        public void Dispose()
+        {
+            PyObject handle = _handle;
+            if (handle == null) return;
+            _handle = null;
+            if (!_runtime.IsDisposed) _runtime.Run(() => { handle.Dispose(); });
+        }
+
+        // ----- helpers ---------------------------------------------------------------------------------------------
+
+        private T Call<T>(Func<BridgeFacade, T> body)
+        {
+            ThrowIfDisposed();
+            return _runtime.Run(() =>
+            {
+                ThrowIfDisposed();
+                return body(_runtime.Facade);
+            });
+        }
+
+        private void ThrowIfDisposed()
+        {
+            if (_handle == null) throw new ObjectDisposedException(nameof(Model));
+            _runtime.ThrowIfDisposed();
+        }
+
+        private PyObject InvokePredict(BridgeFacade f, NDArray x, int? batchSize, int? steps)
+        {
+            using (var px = ArrayExchange.ToNumpy(x))
+            using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "batch_size", batchSize }, { "steps", steps } }))
+            {
+                return f["predict"].Invoke(new[] { _handle, px }, kwargs);
+            }
+        }
+
+        private static PyObject Optional(NDArray array) => array == null ? PyObject.None : ArrayExchange.ToNumpy(array);
+
+        private void CheckBatch(NDArray x, NDArray y, NDArray sampleWeight, string xName = "x", string yName = "y")
+        {
+            CheckX(x, xName);
+            if (y == null) throw new ArgumentNullException(yName);
+            CheckRows(x, y, xName, yName);
+            if (sampleWeight != null) CheckRows(x, sampleWeight, xName, nameof(sampleWeight));
+        }
+
+        private static void CheckRows(NDArray x, NDArray other, string xName, string otherName)
+        {
+            if (other.Rank == 0)
+                throw new TfNetTrainArgumentException(otherName, "must have a batch dimension; got a scalar");
+            if (other.Dim(0) != x.Dim(0))
+            {
+                throw new TfNetTrainArgumentException(otherName,
+                    $"{otherName} has {other.Dim(0)} samples (shape {NDArray.FormatShape(other.ShapeNoCopy)}) but {xName} has " +
+                    $"{x.Dim(0)} (shape {NDArray.FormatShape(x.ShapeNoCopy)})");
+            }
+        }
+
+        private void CheckX(NDArray x, string name)
+        {
+            if (x == null) throw new ArgumentNullException(name);
+            if (x.Rank == 0) throw new TfNetTrainArgumentException(name, "must have a batch dimension; got a scalar");
+            int[][] shapes = InputShapes();
+            if (shapes == null || shapes.Length != 1) return;
+            int[] expected = shapes[0];
+            int[] actual = x.ShapeNoCopy;
+            if (actual.Length == 1 && expected.Length == 2 && (expected[1] == 1 || expected[1] == -1)) return; // expand_1d
+            bool ok = actual.Length == expected.Length;
+            for (int i = 1; ok && i < actual.Length; i++) ok = expected[i] < 0 || expected[i] == actual[i];
+            if (!ok)
+            {
+                string want = "(" + string.Join(", ", expected.Select(d => d < 0 ? "None" : d.ToString())) + ")";
+                throw new TfNetTrainArgumentException(name,
+                    $"{name} has shape {NDArray.FormatShape(actual)}; the model expects {want}");
+            }
+        }
+
+        private int[][] InputShapes()
+        {
+            if (_inputShapes != null) return _inputShapes;
+            int[][] shapes = Call(f =>
+            {
+                using (var result = f["input_shapes"].Invoke(_handle))
+                {
+                    return result.IsNone() ? null : PyConvert.ToShapes(result);
+                }
+            });
+            _inputShapes = shapes;
+            return shapes;
+        }
+
+        private WeightLayout Layout()
+        {
+            if (_layout != null) return _layout;
+            WeightLayout layout = Call(f =>
+            {
+                using (var d = f["weight_layout"].Invoke(_handle))
+                using (var names = d["names"])
+                using (var shapes = d["shapes"])
+                using (var dtypes = d["dtypes"])
+                {
+                    var dtypeList = PyConvert.ToStringList(dtypes);
+                    var parsed = new DType[dtypeList.Count];
+                    for (int i = 0; i < parsed.Length; i++)
+                    {
+                        if (!DTypes.TryFromNumpyName(dtypeList[i], out parsed[i])) return null; // other dtypes: let Python check
+                    }
+                    return new WeightLayout(PyConvert.ToStringList(names).ToArray(), PyConvert.ToShapes(shapes), parsed);
+                }
+            });
+            if (layout != null && layout.Shapes.Length > 0) _layout = layout;
+            return layout;
+        }
+
+        private static History ReadHistory(PyObject result)
+        {
+            var values = new Dictionary<string, IList<float>>();
+            using (var history = result["history"])
+            using (var items = history.InvokeMethod("items"))
+            {
+                foreach (PyObject item in PyConvert.Iterate(items))
+                {
+                    using (item)
+                    using (var key = item[0])
+                    using (var list = item[1])
+                    {
+                        var series = new List<float>();
+                        foreach (PyObject v in PyConvert.Iterate(list)) using (v) series.Add((float)PyConvert.ToDouble(v));
+                        values[key.As<string>()] = series;
+                    }
+                }
+            }
+            var epochs = new List<int>();
+            using (var epochList = result["epoch"])
+            {
+                foreach (PyObject e in PyConvert.Iterate(epochList)) using (e) epochs.Add(e.As<int>());
+            }
+            return new History(values, epochs);
+        }
+
+        private static StepTrace ReadTrace(PyObject record)
+        {
+            var trace = new StepTrace();
+            using (var step = record["step"]) trace.Step = step.As<long>();
+            using (var inputs = record["inputs"])
+            {
+                var map = new Dictionary<string, IList<NDArray>>();
+                foreach (string kind in new[] { "x", "y", "sample_weight" })
+                {
+                    using (var key = new PyString(kind))
+                    {
+                        using (var arrays = inputs.InvokeMethod("get", key))
+                        {
+                            map[kind] = arrays.IsNone() ? new List<NDArray>() : PyConvert.ToArrayList(arrays);
+                        }
+                    }
+                }
+                trace.Inputs = map;
+            }
+            trace.YPred = Arrays(record, "y_pred");
+            using (var loss = record["loss"]) trace.Loss = (float)PyConvert.ToDouble(loss);
+            trace.Gradients = Arrays(record, "gradients");
+            trace.AggregatedGradients = Arrays(record, "aggregated_gradients");
+            trace.ClippedGradients = Arrays(record, "clipped_gradients");
+            trace.Weights = Arrays(record, "weights");
+            using (var state = record["optimizer_state"])
+            using (var iterations = state["iterations"])
+            using (var rate = state["learning_rate"])
+            using (var slots = state["slots"])
+            using (var items = slots.InvokeMethod("items"))
+            {
+                var slotMap = new Dictionary<string, IList<NDArray>>();
+                foreach (PyObject item in PyConvert.Iterate(items))
+                {
+                    using (item)
+                    using (var name = item[0])
+                    using (var arrays = item[1])
+                    {
+                        slotMap[name.As<string>()] = PyConvert.ToArrayList(arrays);
+                    }
+                }
+                trace.OptimizerState = new OptimizerState(iterations.As<long>(), (float)PyConvert.ToDouble(rate), slotMap);
+            }
+            using (var metrics = record["metrics"]) trace.Metrics = PyConvert.ToFloatDictionary(metrics);
+            using (var names = record["variable_names"]) trace.VariableNames = PyConvert.ToStringList(names);
+            using (var names = record["weight_names"]) trace.WeightNames = PyConvert.ToStringList(names);
+            using (var flat = record["flat"])
+            using (var items = flat.InvokeMethod("items"))
+            {
+                var map = new Dictionary<string, NDArray>();
+                foreach (PyObject item in PyConvert.Iterate(items))
+                {
+                    using (item)
+                    using (var key = item[0])
+                    using (var value = item[1])
+                    {
+                        map[key.As<string>()] = ArrayExchange.FromNumpy(value);
+                    }
+                }
+                trace.Flat = map;
+            }
+            return trace;
+        }
+
+        private static IList<NDArray> Arrays(PyObject record, string key)
+        {
+            using (var arrays = record[key]) return PyConvert.ToArrayList(arrays);
+        }
+
+        private sealed class WeightLayout
+        {
+            public WeightLayout(string[] names, int[][] shapes, DType[] dtypes)
+            {
+                Names = names;
+                Shapes = shapes;
+                DTypes = dtypes;
+            }
+
+            public string[] Names { get; }
+            public int[][] Shapes { get; }
+            public DType[] DTypes { get; }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Text.RegularExpressions;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// The Python a <see cref="PythonRuntime"/> uses: virtual environment, shared library and site-packages, with
+    /// the list of places looked at. <see cref="Find"/> applies, in order: explicit options, environment variables
+    /// (TFNET_TRAIN_VENV; TFNET_TRAIN_PYTHON_DLL then PYTHONNET_PYDLL), the .venv found by walking up from the
+    /// assembly and the current directory (then VIRTUAL_ENV), and for the library the venv's pyvenv.cfg `home`,
+    /// then the venv interpreter's sysconfig LIBDIR/LDLIBRARY.
+    /// </summary>
+    public sealed class PythonLocation
+    {
+        private PythonLocation(string venv, string dll, string sitePackages, string programName, string version,
+                               IList<string> searched)
+        {
+            VenvPath = venv;
+            PythonDll = dll;
+            SitePackages = sitePackages;
+            ProgramName = programName;
+            PythonVersion = version;
+            Searched = searched;
+        }
+
+        /// <summary>The virtual environment directory, or null when running without one.</summary>
+        public string VenvPath { get; }
+
+        /// <summary>The Python shared library that is loaded.</summary>
+        public string PythonDll { get; }
+
+        /// <summary>The venv's site-packages directory, or null.</summary>
+        public string SitePackages { get; }
+
+        /// <summary>The venv's interpreter path, used as the embedded program name (so sys.prefix is the venv).</summary>
+        public string ProgramName { get; }
+
+        /// <summary>"3.11"-style version, from pyvenv.cfg or the library name; null when unknown.</summary>
+        public string PythonVersion { get; }
+
+        /// <summary>Every candidate looked at, in order, with what was found.</summary>
+        public IList<string> Searched { get; }
+
+        /// <summary>One line describing the choice.</summary>
+        public override string ToString() => $"Python {PythonVersion ?? "?"} from {PythonDll} (venv {VenvPath ?? "none"})";
+
+        /// <summary>Finds Python; throws <see cref="TfNetTrainStartupException"/> listing the search when it cannot.</summary>
+        public static PythonLocation Find(PythonRuntimeOptions options = null)
+        {
+            options = options ?? new PythonRuntimeOptions();
+            var searched = new List<string>();
+            string venv = FindVenv(options, searched);
+            Dictionary<string, string> cfg = venv == null ? null : ReadPyvenvCfg(Path.Combine(venv, "pyvenv.cfg"));
+            string venvVersion = cfg == null ? null : ShortVersion(Get(cfg, "version") ?? Get(cfg, "version_info"));
+            string dll = FindDll(options, venv, cfg, venvVersion, searched);
+            string dllVersion = VersionFromLibraryName(dll);
+            if (venvVersion != null && dllVersion != null && venvVersion != dllVersion)
+            {
+                throw new TfNetTrainStartupException(
+                    $"The Python library {dll} is Python {dllVersion} but the virtual environment {venv} was made " +
+                    $"with Python {venvVersion}. Point PythonDll (or TFNET_TRAIN_PYTHON_DLL) at libpython{venvVersion}, " +
+                    "or choose a matching venv.", searched);
+            }
+            string version = venvVersion ?? dllVersion;
+            string sitePackages = null, program = null;
+            if (venv != null)
+            {
+                program = VenvInterpreter(venv);
+                sitePackages = FindSitePackages(venv, version);
+                searched.Add("site-packages: " + (sitePackages ?? "none under " + Path.Combine(venv, "lib")));
+            }
+            return new PythonLocation(venv, dll, sitePackages, program, version, searched.AsReadOnly());
+        }
+
+        private static string FindVenv(PythonRuntimeOptions options, List<string> searched)
+        {
+            if (!string.IsNullOrEmpty(options.VenvPath))
+                return RequireVenv(options.VenvPath, "PythonRuntimeOptions.VenvPath", searched);
+            if (options.UseEnvironment)
+            {
+                string fromEnv = Environment.GetEnvironmentVariable("TFNET_TRAIN_VENV");
+                if (!string.IsNullOrEmpty(fromEnv)) return RequireVenv(fromEnv, "TFNET_TRAIN_VENV", searched);
+            }
+            foreach (string start in StartDirectories(options))
+            {
+                for (var dir = new DirectoryInfo(start); dir != null; dir = dir.Parent)
+                {
+                    foreach (string candidate in new[] { Path.Combine(dir.FullName, ".venv"), dir.FullName })
+                    {
+                        bool found = File.Exists(Path.Combine(candidate, "pyvenv.cfg"));
+                        if (found || candidate != dir.FullName)
+                            searched.Add($"venv (walk up from {start}): {candidate}/pyvenv.cfg -> {(found ? "found" : "absent")}");
+                        if (found) return candidate;
+                    }
+                }
+            }
+            if (options.UseEnvironment)
+            {
+                string active = Environment.GetEnvironmentVariable("VIRTUAL_ENV");
+                if (!string.IsNullOrEmpty(active))
+                {
+                    bool found = File.Exists(Path.Combine(active, "pyvenv.cfg"));
+                    searched.Add($"venv (VIRTUAL_ENV): {active}/pyvenv.cfg -> {(found ? "found" : "absent")}");
+                    if (found) return Path.GetFullPath(active);
+                }
+            }
+            return null;
+        }
+
+        private static string RequireVenv(string path, string setting, List<string> searched)
+        {
+            string full = Path.GetFullPath(path);
+            bool found = File.Exists(Path.Combine(full, "pyvenv.cfg"));
+            searched.Add($"venv ({setting}): {full}/pyvenv.cfg -> {(found ? "found" : "absent")}");
+            if (!found)
+            {
+                throw new TfNetTrainStartupException(
+                    $"{setting} is '{path}', which is not a virtual environment (no pyvenv.cfg in {full}).", searched);
+            }
+            return full;
+        }
+
+        private static IEnumerable<string> StartDirectories(PythonRuntimeOptions options)
+        {
+            if (options.SearchFrom != null)
+            {
+                foreach (string s in options.SearchFrom) if (!string.IsNullOrEmpty(s)) yield return Path.GetFullPath(s);
+                yield break;
+            }
+            string assemblyDir = null;
+            try
+            {
+                assemblyDir = Path.GetDirectoryName(typeof(PythonLocation).Assembly.Location);
+            }
+            catch (NotSupportedException)
+            {
+                // dynamic assemblies have no location
+            }
+            if (!string.IsNullOrEmpty(assemblyDir)) yield return assemblyDir;
+            string current = Environment.CurrentDirectory;
+            if (current != assemblyDir) yield return current;
+        }
+
+        private static string FindDll(PythonRuntimeOptions options, string venv, Dictionary<string, string> cfg,
+                                      string version, List<string> searched)
+        {
+            if (!string.IsNullOrEmpty(options.PythonDll))
+                return RequireFile(options.PythonDll, "PythonRuntimeOptions.PythonDll", searched);
+            if (options.UseEnvironment)
+            {
+                foreach (string variable in new[] { "TFNET_TRAIN_PYTHON_DLL", "PYTHONNET_PYDLL" })
+                {
+                    string value = Environment.GetEnvironmentVariable(variable);
+                    if (!string.IsNullOrEmpty(value)) return RequireFile(value, variable, searched);
+                }
+            }
+            if (cfg != null)
+            {
+                string home = Get(cfg, "home");
+                if (home != null)
+                {
+                    foreach (string candidate in LibraryCandidates(home, version))
+                    {
+                        bool found = File.Exists(candidate);
+                        searched.Add($"libpython (pyvenv.cfg home = {home}): {candidate} -> {(found ? "found" : "absent")}");
+                        if (found) return candidate;
+                    }
+                }
+                string fromSysconfig = AskInterpreter(VenvInterpreter(venv), searched);
+                if (fromSysconfig != null) return fromSysconfig;
+            }
+            string hint = venv == null
+                ? "No virtual environment was found (run `make install` in the project to create .venv, or set " +
+                  "PythonRuntimeOptions.VenvPath / TFNET_TRAIN_VENV)."
+                : $"The virtual environment {venv} was found but not its Python shared library.";
+            throw new TfNetTrainStartupException(
+                "Could not find the Python shared library (libpython). " + hint +
+                " Set PythonRuntimeOptions.PythonDll, TFNET_TRAIN_PYTHON_DLL or PYTHONNET_PYDLL to its path.", searched);
+        }
+
+        private static string RequireFile(string path, string setting, List<string> searched)
+        {
+            string full = Path.GetFullPath(path);
+            bool found = File.Exists(full);
+            searched.Add($"libpython ({setting}): {full} -> {(found ? "found" : "absent")}");
+            if (!found)
+                throw new TfNetTrainStartupException($"{setting} is '{path}', but no file exists at {full}.", searched);
+            return full;
+        }
+
+        private static IEnumerable<string> LibraryCandidates(string home, string version)
+        {
+            string v = version ?? "3";
+            var prefixes = new List<string>();
+            string parent = Path.GetDirectoryName(home.TrimEnd('/', '\\'));
+            if (!string.IsNullOrEmpty(parent)) prefixes.Add(parent);
+            prefixes.Add(home);
+            foreach (string prefix in prefixes)
+            {
+                string lib = Path.Combine(prefix, "lib");
+                yield return Path.Combine(lib, $"libpython{v}.so");
+                yield return Path.Combine(lib, $"libpython{v}.so.1.0");
+                yield return Path.Combine(lib, $"libpython{v}.dylib");
+            }
+        }
+
+        private static string AskInterpreter(string interpreter, List<string> searched)
+        {
+            if (!File.Exists(interpreter))
+            {
+                searched.Add($"libpython (sysconfig of {interpreter}): interpreter absent");
+                return null;
+            }
+            const string code = "import os, sysconfig as s; d = s.get_config_var('LIBDIR') or ''; " +
+                "print('\\n'.join(os.path.join(d, n) for n in (s.get_config_var('LDLIBRARY'), " +
+                "s.get_config_var('INSTSONAME')) if n))";
+            try
+            {
+                var info = new ProcessStartInfo(interpreter, "-c \"" + code + "\"")
+                {
+                    UseShellExecute = false,
+                    RedirectStandardOutput = true,
+                    RedirectStandardError = true,
+                    CreateNoWindow = true,
+                };
+                using (var process = Process.Start(info))
+                {
+                    string output = process.StandardOutput.ReadToEnd();
+                    process.WaitForExit(10000);
+                    foreach (string line in output.Split(new[] { '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
+                    {
+                        bool found = File.Exists(line) && !line.EndsWith(".a", StringComparison.Ordinal);
+                        searched.Add($"libpython (sysconfig of {interpreter}): {line} -> {(found ? "found" : "absent")}");
+                        if (found) return line;
+                    }
+                }
+            }
+            catch (Exception e) when (e is System.ComponentModel.Win32Exception || e is InvalidOperationException || e is IOException)
+            {
+                searched.Add($"libpython (sysconfig of {interpreter}): could not run it ({e.Message})");
+            }
+            return null;
+        }
+
+        private static string VenvInterpreter(string venv)
+        {
+            foreach (string name in new[] { "python", "python3" })
+            {
+                string path = Path.Combine(venv, "bin", name);
+                if (File.Exists(path)) return path;
+            }
+            string windows = Path.Combine(venv, "Scripts", "python.exe");
+            return File.Exists(windows) ? windows : Path.Combine(venv, "bin", "python");
+        }
+
+        private static string FindSitePackages(string venv, string version)
+        {
+            if (version != null)
+            {
+                string exact = Path.Combine(venv, "lib", "python" + version, "site-packages");
+                if (Directory.Exists(exact)) return exact;
+            }
+            string lib = Path.Combine(venv, "lib");
+            if (Directory.Exists(lib))
+            {
+                foreach (string dir in Directory.GetDirectories(lib, "python3*"))
+                {
+                    string candidate = Path.Combine(dir, "site-packages");
+                    if (Directory.Exists(candidate)) return candidate;
+                }
+            }
+            string windows = Path.Combine(venv, "Lib", "site-packages");
+            return Directory.Exists(windows) ? windows : null;
+        }
+
+        internal static Dictionary<string, string> ReadPyvenvCfg(string path)
+        {
+            var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+            foreach (string raw in File.ReadAllLines(path))
+            {
+                int eq = raw.IndexOf('=');
+                if (eq <= 0) continue;
+                values[raw.Substring(0, eq).Trim()] = raw.Substring(eq + 1).Trim();
+            }
+            return values;
+        }
+
+        private static string Get(Dictionary<string, string> cfg, string key)
+        {
+            string value;
+            return cfg.TryGetValue(key, out value) && value.Length > 0 ? value : null;
+        }
+
+        internal static string ShortVersion(string version)
+        {
+            if (version == null) return null;
+            Match m = Regex.Match(version, @"^(\d+)\.(\d+)");
+            return m.Success ? m.Groups[1].Value + "." + m.Groups[2].Value : null;
+        }
+
+        internal static string VersionFromLibraryName(string path)
+        {
+            Match m = Regex.Match(Path.GetFileName(path) ?? "", @"python(\d+)\.?(\d+)", RegexOptions.IgnoreCase);
+            return m.Success ? m.Groups[1].Value + "." + m.Groups[2].Value.ToString(CultureInfo.InvariantCulture) : null;
+        }
+    }
+}

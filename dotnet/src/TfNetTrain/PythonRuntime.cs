@@ -1,0 +1,259 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// The embedded Python interpreter with the tfnet_train engine loaded. Start it once per process
+    /// (<c>using (var python = PythonRuntime.Start()) { ... }</c>); every model call is then marshalled to one
+    /// long-lived Python worker thread, so any C# thread may call and TensorFlow always sees the same thread.
+    /// Disposing shuts Python down quickly (the Python garbage collector is frozen first, which turns a multi-second
+    /// shutdown with TensorFlow loaded into tens of milliseconds).
+    /// <para>When this assembly is loaded into a running Python process (Python hosting .NET), Start attaches to
+    /// that interpreter instead: calls run on the calling thread and Dispose leaves Python running.</para>
+    /// </summary>
+    public sealed class PythonRuntime : IDisposable
+    {
+        private static readonly object StartLock = new object();
+        private static PythonRuntime _current;
+        private static bool _interpreterLoaded;
+
+        private readonly PythonWorker _worker;
+        private readonly PythonRuntimeOptions _options;
+        private BridgeFacade _facade;
+        private volatile bool _disposed;
+
+        private PythonRuntime(PythonLocation location, PythonRuntimeOptions options, bool attached)
+        {
+            Location = location;
+            _options = options;
+            IsAttached = attached;
+            if (!attached) _worker = new PythonWorker(InitializeOnWorker, ShutdownOnWorker);
+        }
+
+        /// <summary>The running runtime, or null.</summary>
+        public static PythonRuntime Current
+        {
+            get { lock (StartLock) return _current; }
+        }
+
+        /// <summary>Where Python was found; null when attached to a Python process that hosts .NET.</summary>
+        public PythonLocation Location { get; }
+
+        /// <summary>True when running inside a Python process that loaded this assembly.</summary>
+        public bool IsAttached { get; }
+
+        /// <summary>True after <see cref="Dispose"/>.</summary>
+        public bool IsDisposed => _disposed;
+
+        /// <summary>Time Start took (finding Python, initialising it, importing the engine).</summary>
+        public TimeSpan StartDuration { get; private set; }
+
+        /// <summary>Time Dispose took to shut Python down (zero until disposed, and when attached).</summary>
+        public TimeSpan ShutdownDuration { get; private set; }
+
+        /// <summary>
+        /// Finds Python (see <see cref="PythonLocation.Find"/>), starts it on a dedicated worker thread and imports
+        /// tfnet_train.bridge. Throws <see cref="TfNetTrainStartupException"/> saying what was looked for and where
+        /// when Python or the engine cannot be found, and InvalidOperationException when a runtime is already running.
+        /// </summary>
+        public static PythonRuntime Start(PythonRuntimeOptions options = null)
+        {
+            options = options ?? new PythonRuntimeOptions();
+            lock (StartLock)
+            {
+                if (_current != null)
+                {
+                    throw new InvalidOperationException(
+                        "A PythonRuntime is already running in this process; use PythonRuntime.Current or dispose it first.");
+                }
+                var clock = Stopwatch.StartNew();
+                PythonRuntime runtime;
+                if (PythonEngine.IsInitialized && !_interpreterLoaded)
+                {
+                    runtime = new PythonRuntime(null, options, attached: true);
+                    using (Py.GIL()) runtime.LoadFacade();
+                }
+                else
+                {
+                    runtime = new PythonRuntime(PythonLocation.Find(options), options, attached: false);
+                    runtime._worker.Start();
+                }
+                runtime.StartDuration = clock.Elapsed;
+                _current = runtime;
+                return runtime;
+            }
+        }
+
+        /// <summary>Runs <paramref name="action"/> on the Python thread with the GIL held.</summary>
+        public void Run(Action action)
+        {
+            if (action == null) throw new ArgumentNullException(nameof(action));
+            Run<object>(() => { action(); return null; });
+        }
+
+        /// <summary>
+        /// Runs <paramref name="func"/> on the Python thread with the GIL held and returns its result; Python errors
+        /// become <see cref="TfNetTrainException"/>s. Safe to call from any thread, and from inside a callback.
+        /// </summary>
+        public T Run<T>(Func<T> func)
+        {
+            if (func == null) throw new ArgumentNullException(nameof(func));
+            if (_disposed) throw new ObjectDisposedException(nameof(PythonRuntime), "the Python runtime has been shut down");
+            if (IsAttached)
+            {
+                using (Py.GIL()) return PythonWorker.RunMapped(func);
+            }
+            return _worker.Invoke(func);
+        }
+
+        /// <summary>The cached tfnet_train.bridge functions; only on the Python thread.</summary>
+        internal BridgeFacade Facade => _facade;
+
+        /// <summary>
+        /// Shuts Python down: freezes the Python garbage collector (so the shutdown's collection passes find nothing
+        /// to scan), releases cached objects and calls PythonEngine.Shutdown on the worker thread. Attached
+        /// runtimes only release their cached objects. Models of this runtime cannot be used afterwards.
+        /// </summary>
+        public void Dispose()
+        {
+            lock (StartLock)
+            {
+                if (_disposed) return;
+                var clock = Stopwatch.StartNew();
+                if (IsAttached)
+                {
+                    _disposed = true;
+                    using (Py.GIL()) ReleaseCachedObjects();
+                }
+                else
+                {
+                    _worker.Stop();
+                    _disposed = true;
+                }
+                ShutdownDuration = clock.Elapsed;
+                if (_current == this) _current = null;
+            }
+        }
+
+        internal void ThrowIfDisposed()
+        {
+            if (_disposed) throw new ObjectDisposedException(nameof(PythonRuntime), "the Python runtime has been shut down");
+        }
+
+        private void InitializeOnWorker()
+        {
+            bool restart = _interpreterLoaded;
+            if (!restart)
+            {
+                Runtime.PythonDLL = Location.PythonDll;
+                if (Location.ProgramName != null) PythonEngine.ProgramName = Location.ProgramName;
+            }
+            try
+            {
+                PythonEngine.Initialize();
+            }
+            catch (Exception e) when (!(e is TfNetTrainException))
+            {
+                throw new TfNetTrainStartupException(
+                    $"Python could not be initialised from {Location.PythonDll}: {e.GetBaseException().Message}",
+                    Location.Searched, e);
+            }
+            _interpreterLoaded = true;
+            try
+            {
+                ConfigurePaths(restart);
+                LoadFacade();
+                PythonEngine.AddShutdownHandler(FreezeGarbageCollector);
+            }
+            finally
+            {
+                PythonEngine.BeginAllowThreads();
+            }
+        }
+
+        private void ConfigurePaths(bool restart)
+        {
+            using (var scope = Py.CreateScope())
+            {
+                scope.Set("site_packages", Location.SitePackages);
+                scope.Set("extra", new List<string>(_options.ExtraPythonPaths ?? new string[0]).ToArray());
+                scope.Set("restart", restart);
+                scope.Exec(
+                    "import gc, site, sys\n" +
+                    "if restart:\n" +
+                    "    gc.unfreeze()\n" +
+                    "    gc.enable()\n" +
+                    "if site_packages and site_packages not in sys.path:\n" +
+                    "    site.addsitedir(site_packages)\n" +
+                    "for p in reversed(list(extra)):\n" +
+                    "    if p not in sys.path:\n" +
+                    "        sys.path.insert(0, p)\n");
+            }
+        }
+
+        private void LoadFacade()
+        {
+            try
+            {
+                _facade = new BridgeFacade();
+            }
+            catch (PythonException e)
+            {
+                var info = PythonErrors.Describe(e);
+                var searched = new List<string>(Location?.Searched ?? new string[0]);
+                searched.Add("sys.path: " + SysPath());
+                throw new TfNetTrainStartupException(
+                    $"Python started but could not import {BridgeFacade.ModuleName} ({info.Summary}). Is the project " +
+                    "installed in this Python environment (`pip install -e .` in the venv)?", searched,
+                    new TfNetTrainException(info, e));
+            }
+        }
+
+        private static string SysPath()
+        {
+            try
+            {
+                using (var sys = Py.Import("sys"))
+                using (var path = sys.GetAttr("path"))
+                {
+                    return path.ToString();
+                }
+            }
+            catch (PythonException)
+            {
+                return "?";
+            }
+        }
+
+        private void ShutdownOnWorker()
+        {
+            using (Py.GIL())
+            {
+                ReleaseCachedObjects();
+                FreezeGarbageCollectorHoldingGil();
+            }
+            PythonEngine.RemoveShutdownHandler(FreezeGarbageCollector);
+            PythonEngine.Shutdown();
+        }
+
+        private void ReleaseCachedObjects()
+        {
+            _facade?.Release();
+            _facade = null;
+            ArrayExchange.Reset();
+        }
+
+        private static void FreezeGarbageCollector()
+        {
+            using (Py.GIL()) FreezeGarbageCollectorHoldingGil();
+        }
+
+        private static void FreezeGarbageCollectorHoldingGil()
+        {
+            PythonEngine.Exec("import gc\ngc.disable()\ngc.freeze()");
+        }
+    }
+}

@@ -1,0 +1,30 @@
+using System.Collections.Generic;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// Where to find Python. Every setting is optional: unset ones fall back to environment variables
+    /// (TFNET_TRAIN_VENV, TFNET_TRAIN_PYTHON_DLL, PYTHONNET_PYDLL), then to the project's .venv found by walking up
+    /// from the TfNetTrain assembly and from the current directory.
+    /// </summary>
+    public sealed class PythonRuntimeOptions
+    {
+        /// <summary>Virtual environment directory (the one holding pyvenv.cfg).</summary>
+        public string VenvPath { get; set; }
+
+        /// <summary>Path of the Python shared library, e.g. /usr/lib/libpython3.11.so.</summary>
+        public string PythonDll { get; set; }
+
+        /// <summary>
+        /// Directories to walk up from when looking for .venv/pyvenv.cfg; default: the TfNetTrain assembly's
+        /// directory, then the current directory.
+        /// </summary>
+        public IList<string> SearchFrom { get; set; }
+
+        /// <summary>When false, environment variables are ignored (only options and the walk up count).</summary>
+        public bool UseEnvironment { get; set; } = true;
+
+        /// <summary>Extra directories put at the front of sys.path.</summary>
+        public IList<string> ExtraPythonPaths { get; set; }
+    }
+}

@@ -1,0 +1,173 @@
+using System;
+using System.Collections.Generic;
+using System.Runtime.ExceptionServices;
+using System.Threading;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// The one long-lived thread that runs every Python call. It initialises the interpreter (so its thread state
+    /// is the interpreter's first and is never torn down, which keeps TensorFlow's thread-local context), releases
+    /// the GIL between calls and takes it around each one. Callers on any thread queue work and wait; calls made on
+    /// the worker itself (from a callback during Fit) run inline.
+    /// </summary>
+    internal sealed class PythonWorker
+    {
+        private readonly Queue<Job> _queue = new Queue<Job>();
+        private readonly object _lock = new object();
+        private readonly Thread _thread;
+        private Action _initialize;
+        private Action _shutdown;
+        private bool _closed;
+        private Exception _startError;
+        private Exception _shutdownError;
+        private readonly ManualResetEventSlim _started = new ManualResetEventSlim(false);
+
+        public PythonWorker(Action initialize, Action shutdown)
+        {
+            _initialize = initialize;
+            _shutdown = shutdown;
+            _thread = new Thread(Loop) { Name = "TfNetTrain Python worker", IsBackground = true };
+        }
+
+        /// <summary>True on the worker thread.</summary>
+        public bool IsCurrentThread => Thread.CurrentThread == _thread;
+
+        /// <summary>Starts the thread and waits for the interpreter to be ready; rethrows a start-up failure.</summary>
+        public void Start()
+        {
+            _thread.Start();
+            _started.Wait();
+            if (_startError != null)
+            {
+                _thread.Join();
+                ExceptionDispatchInfo.Capture(_startError).Throw();
+            }
+        }
+
+        /// <summary>Runs <paramref name="func"/> on the worker with the GIL held and returns its result.</summary>
+        public T Invoke<T>(Func<T> func)
+        {
+            if (IsCurrentThread)
+            {
+                using (Py.GIL()) return RunMapped(func);
+            }
+            var job = new Job<T>(func);
+            lock (_lock)
+            {
+                if (_closed) throw new ObjectDisposedException(nameof(PythonRuntime), "the Python runtime has been shut down");
+                _queue.Enqueue(job);
+                if (_queue.Count == 1) Monitor.Pulse(_lock);
+            }
+            job.Wait();
+            return job.Result;
+        }
+
+        /// <summary>Stops taking work, runs the shutdown action on the worker and waits for the thread to end.</summary>
+        public void Stop()
+        {
+            if (IsCurrentThread)
+                throw new InvalidOperationException("The Python runtime cannot be disposed from its own worker thread (e.g. inside a callback).");
+            lock (_lock)
+            {
+                if (_closed) return;
+                _closed = true;
+                Monitor.Pulse(_lock);
+            }
+            _thread.Join();
+            if (_shutdownError != null) ExceptionDispatchInfo.Capture(_shutdownError).Throw();
+        }
+
+        private void Loop()
+        {
+            try
+            {
+                _initialize();
+            }
+            catch (Exception e)
+            {
+                _startError = e;
+                _closed = true;
+                _started.Set();
+                return;
+            }
+            finally
+            {
+                _initialize = null;
+            }
+            _started.Set();
+            while (true)
+            {
+                Job job;
+                lock (_lock)
+                {
+                    while (_queue.Count == 0 && !_closed) Monitor.Wait(_lock);
+                    if (_queue.Count == 0) break;
+                    job = _queue.Dequeue();
+                }
+                using (Py.GIL()) job.Run();
+                job.Complete();
+            }
+            try
+            {
+                _shutdown();
+            }
+            catch (Exception e)
+            {
+                _shutdownError = e;
+            }
+        }
+
+        /// <summary>Runs <paramref name="func"/>, turning Python errors into TfNetTrainException (GIL held).</summary>
+        internal static T RunMapped<T>(Func<T> func)
+        {
+            try
+            {
+                return func();
+            }
+            catch (PythonException e)
+            {
+                throw PythonErrors.Map(e);
+            }
+        }
+
+        private abstract class Job
+        {
+            private readonly ManualResetEventSlim _done = new ManualResetEventSlim(false, 200);
+            protected Exception Error;
+
+            public abstract void Run();
+
+            public void Complete() => _done.Set();
+
+            public void Wait()
+            {
+                _done.Wait();
+                _done.Dispose();
+                if (Error != null) ExceptionDispatchInfo.Capture(Error).Throw();
+            }
+        }
+
+        private sealed class Job<T> : Job
+        {
+            private readonly Func<T> _func;
+
+            public Job(Func<T> func) { _func = func; }
+
+            public T Result { get; private set; }
+
+            public override void Run()
+            {
+                try
+                {
+                    Result = RunMapped(_func);
+                }
+                catch (Exception e)
+                {
+                    Error = e;
+                }
+            }
+        }
+    }
+}
