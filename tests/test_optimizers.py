@@ -330,12 +330,15 @@ def test_learning_rate_change_takes_effect_without_retrace():
 def test_schedule_is_evaluated_at_iterations_and_returned_by_getter():
     schedule = optimizers.PiecewiseConstantDecay([1], [0.5, 0.1])
     optimizer = SGD(learning_rate=schedule)
-    assert optimizer.learning_rate is schedule
+    assert optimizer.learning_rate_schedule is schedule
+    assert optimizer.learning_rate == pytest.approx(0.5)
     w = tf.Variable([0.0])
     for _ in range(3):
         optimizer.apply_gradients([(tf.constant([1.0]), w)])
     assert_close(w.numpy(), [-(0.5 + 0.5 + 0.1)], what="steps 0,1 at 0.5 then 0.1")
     assert_close(optimizer._current_learning_rate().numpy(), 0.1, what="next")
+    assert optimizer.learning_rate == pytest.approx(0.1)
+    assert SGD(learning_rate=0.3).learning_rate_schedule is None
 
 
 def test_without_aggregation_flag_gradients_are_not_clipped():
@@ -370,6 +373,9 @@ def test_iterations_and_learning_rate_variables():
     assert optimizer.iterations.dtype == tf.int64 and int(optimizer.iterations.numpy()) == 0
     assert optimizer.lr.dtype == tf.float32
     assert optimizer.learning_rate == pytest.approx(0.02)
+    in_graph = tf.function(lambda: optimizer.learning_rate)()
+    assert in_graph.dtype == tf.float32
+    assert_close(in_graph.numpy(), 0.02, what="learning_rate inside a graph")
     config = optimizer.get_config()
     assert config["learning_rate"] == pytest.approx(0.02) and config["rho"] == 0.9
     rebuilt = RMSprop.from_config(config)
@@ -381,7 +387,7 @@ def test_schedule_config_round_trip():
     config = optimizer.get_config()
     assert config["learning_rate"]["class_name"] == "CosineDecay"
     rebuilt = Adam.from_config(config)
-    assert isinstance(rebuilt.learning_rate, optimizers.CosineDecay)
+    assert isinstance(rebuilt.learning_rate_schedule, optimizers.CosineDecay)
 
 
 # ------------------------------------------------------------------------------------------------ distribution

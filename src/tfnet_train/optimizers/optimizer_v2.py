@@ -211,14 +211,20 @@ class OptimizerV2:
         return _checks.positive("learning_rate", float(value))
 
     @property
-    def learning_rate(self) -> float | Any:
-        """The learning rate: a Python float (a float32 tensor inside a graph), or the schedule object
-        when one is set. Assign a float to change it (takes effect at the next step, no retrace)."""
-        if self._schedule is not None:
-            return self._schedule
+    def learning_rate(self) -> float | tf.Tensor:
+        """The learning rate the next update uses, as Keras 3 reports it: a Python float (a float32 tensor
+        inside a graph); with a schedule, the schedule evaluated at ``iterations`` (the schedule object
+        itself is ``learning_rate_schedule``). Assign a float to change it (next step, no retrace), or a
+        schedule to switch to one."""
+        value = self._current_learning_rate()
         if tf.executing_eagerly():
-            return float(self._learning_rate.numpy())
-        return tf.identity(self._learning_rate)
+            return float(value)
+        return tf.cast(value, tf.float32)
+
+    @property
+    def learning_rate_schedule(self) -> Any:
+        """The learning-rate schedule object, or None when the learning rate is a float."""
+        return self._schedule
 
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
