@@ -202,8 +202,9 @@ namespace TfNetTrain.Reference
                 while (IsDigit(Peek())) _pos++;
             }
             string text = _text.Substring(start, _pos - start);
-            double value = double.Parse(text, NumberStyles.Float, CultureInfo.InvariantCulture);
-            if (double.IsInfinity(value)) throw ErrorAt(start, "expected a number within double range, got " + text);
+            double value;
+            bool parsed = double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out value);
+            if (!parsed || double.IsInfinity(value)) throw ErrorAt(start, "expected a number within double range, got " + text);
             return JsonValue.FromNumber(value, text);
         }
 
