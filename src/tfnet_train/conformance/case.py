@@ -153,9 +153,12 @@ class Case:
         return replace(self, semantics=semantics)
 
     def with_optimizer(self, **params: Any) -> Case:
-        """A copy with some optimizer hyper-parameters changed (validated like a loaded case)."""
-        merged = {"name": self.optimizer.name, **self.optimizer.params, **params}
-        return replace(self, optimizer=_parse_optimizer(merged, self.name))
+        """A copy with some optimizer settings changed (``name=`` switches optimizer, keeping shared settings);
+        validated like a loaded case."""
+        name = params.pop("name", self.optimizer.name)
+        keep = OPTIMIZER_DEFAULTS.get(name, {})
+        base = {k: v for k, v in self.optimizer.params.items() if k in keep}
+        return replace(self, optimizer=_parse_optimizer({"name": name, **base, **params}, self.name))
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document of the case (schema ``tfnet-train/case@1``)."""

@@ -65,7 +65,7 @@ def optimizer_slots(case: Case, optimizer: Any) -> dict[str, list[np.ndarray]]:
     for name, attribute in _SLOT_ATTRIBUTES[case.optimizer.name].items():
         variables = getattr(optimizer, attribute, None) or []
         if variables:
-            slots[name] = [np.array(v) for v in variables]
+            slots[name] = [np.array(v.numpy()) for v in variables]
     return slots
 
 
