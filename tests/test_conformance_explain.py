@@ -1,0 +1,60 @@
+"""Profile diffs: the documented keras/tfnet differences, which apply to a case, and the explanation of a run."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfnet_train.conformance.case import load
+from tfnet_train.conformance.explain import DIFFERENCES, applicable, diff_profiles
+from tfnet_train.conformance.suite_builder import DEFAULT_SUITE
+from tfnet_train.engine.trace import STAGES
+
+
+def _case(name: str):
+    return load(DEFAULT_SUITE / f"{name}.json")
+
+
+def test_every_difference_names_a_stage_a_source_and_a_sentence() -> None:
+    assert len({d.key for d in DIFFERENCES}) == len(DIFFERENCES)
+    for d in DIFFERENCES:
+        assert d.stage in STAGES and d.source.startswith("src/TensorFlowNET.Keras/") and d.sentence.endswith(".")
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("keras_relu_mse_sgd", {"metric_names"}),
+    ("keras_relu_mse_sgd_clipnorm", {"clipnorm", "metric_names"}),
+    ("keras_tanh_mse_adam_clipvalue", {"clipvalue", "adam_kernel"}),
+    ("keras_relu_mse_sgd_sample_weight", {"sample_weight_broadcast", "metric_names"}),
+    ("keras_sigmoid_mse_sgd_nesterov", {"nesterov", "metric_names"}),
+    ("keras_relu_scce_probs_rmsprop_momentum", {"rmsprop_epsilon", "rmsprop_momentum"}),
+    ("keras_linear_mse_sgd_1d_targets", {"metric_names", "metric_unsupported"}),
+])
+def test_applicable_differences(name: str, expected: set[str]) -> None:
+    assert {d.key for d in applicable(_case(name))} == expected
+
+
+@pytest.mark.parametrize("implementation", ["numpy", "engine"])
+@pytest.mark.parametrize(("name", "stage", "key"), [
+    ("keras_relu_mse_sgd_clipnorm", "clipped_gradients", "clipnorm"),
+    ("keras_relu_mse_sgd_sample_weight", "loss", "sample_weight_broadcast"),
+    ("keras_sigmoid_mse_sgd_nesterov", "weights", "nesterov"),
+])
+def test_diff_explains_the_first_divergence(implementation: str, name: str, stage: str, key: str) -> None:
+    result = diff_profiles(_case(name), "keras", "tfnet", implementation)
+    assert result.comparison.first_divergence.stage == stage
+    assert [d.key for d in result.explaining] == [key]
+    text = result.explain()
+    assert f"stage {stage}" in text and next(d.sentence for d in DIFFERENCES if d.key == key) in text
+
+
+def test_diff_reports_a_profile_that_cannot_run_the_case() -> None:
+    result = diff_profiles(_case("keras_sigmoid_scce_logits_rmsprop_centered"), implementation="numpy")
+    assert result.comparison is None and result.run_b.status == "error"
+    text = result.explain()
+    assert "under 'tfnet' the run did not complete: NotImplementedError" in text
+    assert "centered RMSprop throws NotImplementedException under tfnet." in text
+
+
+def test_same_profile_gives_no_divergence() -> None:
+    result = diff_profiles(_case("keras_relu_mse_sgd_clipnorm"), "keras", "keras", "numpy")
+    assert result.comparison.passed and "no divergence" in result.explain()
