@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -91,6 +92,7 @@ def _build(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tfnet-train`` console script."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    logging.getLogger("tensorflow").setLevel(logging.ERROR)  # retracing notices are not results
     args = _parser().parse_args(argv)
     handlers = {"run": _run, "diff": _diff, "list": _list, "build-suite": _build}
     try:

@@ -79,7 +79,9 @@ def read_step_npz(path: Path) -> list[dict[str, np.ndarray]]:
             if match is None:
                 raise ValueError(f"C# reference output {path}: key {name!r} is not 'step<i>/<trace key>'")
             steps.setdefault(int(match.group(1)), {})[match.group(2)] = data[name]
-    return [steps[i] for i in sorted(steps)]
+    if sorted(steps) != list(range(len(steps))):
+        raise ValueError(f"C# reference output {path}: expected steps 0..{len(steps) - 1}, got {sorted(steps)}")
+    return [steps[i] for i in range(len(steps))]
 
 
 def run_csharp(case: Case) -> list[dict[str, np.ndarray]]:

@@ -131,8 +131,8 @@ td, th { border: 1px solid #ccc; padding: 2px 8px; font-size: 13px; text-align: 
 """
 
 
-def _verdict_cell(verdict: str) -> str:
-    css = {"pass": "pass", "fail": "fail", "error": "error"}.get(verdict, "na")
+def _verdict_cell(verdict: str, css: str | None = None) -> str:
+    css = css or {"pass": "pass", "ok": "pass", "fail": "fail", "error": "error"}.get(verdict, "na")
     return f'<td class="{css}">{html.escape(verdict)}</td>'
 
 
@@ -152,7 +152,7 @@ def _case_html(result: CaseResult, plots: dict[str, str] | None) -> str:
     if result.runs:
         parts.append("<table><tr><th>implementation</th><th>status</th><th>seconds</th><th>message</th></tr>")
         for run in result.runs.values():
-            parts.append(f"<tr><td>{esc(run.name)}</td>{_verdict_cell('pass' if run.status == 'ok' else run.status)}"
+            parts.append(f"<tr><td>{esc(run.name)}</td>{_verdict_cell(run.status)}"
                          f"<td>{run.seconds:.2f}</td><td>{esc(run.message)}</td></tr>")
         parts.append("</table>")
     for pair in result.pairs:
