@@ -86,7 +86,7 @@ def test_execution_modes_give_the_same_numbers(setting: dict) -> None:
     assert_weights_equal(other.get_weights(), base.get_weights())
     for k in h1:
         assert_close(h2[k], h1[k], what=k)
-    assert int(other._train_counter.numpy()) == int(base._train_counter.numpy()) == 7
+    assert int(other._train_counter.numpy()) == int(base._train_counter.numpy()) == 14
     assert int(other.optimizer.iterations.numpy()) == 14
 
 
