@@ -47,11 +47,13 @@ def test_diff_explains_the_first_divergence(implementation: str, name: str, stag
     assert f"stage {stage}" in text and next(d.sentence for d in DIFFERENCES if d.key == key) in text
 
 
-def test_diff_reports_a_profile_that_cannot_run_the_case() -> None:
-    result = diff_profiles(_case("keras_sigmoid_scce_logits_rmsprop_centered"), implementation="numpy")
+@pytest.mark.parametrize("implementation", ["numpy", "engine"])
+def test_diff_reports_a_profile_that_cannot_run_the_case(implementation: str) -> None:
+    result = diff_profiles(_case("keras_sigmoid_scce_logits_rmsprop_centered"), implementation=implementation)
     assert result.comparison is None and result.run_b.status == "error"
     text = result.explain()
-    assert "under 'tfnet' the run did not complete: NotImplementedError" in text
+    assert "under 'tfnet' the run did not complete: NotImplementedError: " in text
+    assert "NotImplementedError: NotImplementedError" not in text and "in user code" not in text
     assert "centered RMSprop throws NotImplementedException under tfnet." in text
 
 

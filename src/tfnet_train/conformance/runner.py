@@ -103,6 +103,17 @@ def find_case(name_or_path: str | Path, suite: str | Path = "default") -> Case:
     return load(case_paths(suite, str(name_or_path))[0])
 
 
+def error_summary(err: BaseException) -> str:
+    """``Type: message (at file:line)``; for errors raised inside a tf.function, only the final message line."""
+    kind, text = type(err).__name__, str(err)
+    if "in user code:" in text:
+        text = [line for line in text.splitlines() if line.strip()][-1].strip()
+        return f"{kind}: {text.removeprefix(kind + ': ')}"
+    frames = traceback.extract_tb(err.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{kind}: {text}{where}"
+
+
 def run_implementation(name: str, case: Case) -> ImplementationRun:
     """Run one implementation, turning any exception into an 'error' (or 'n/a') record."""
     start = time.perf_counter()
@@ -111,10 +122,7 @@ def run_implementation(name: str, case: Case) -> ImplementationRun:
     except NotApplicable as err:
         return ImplementationRun(name, "n/a", message=str(err), seconds=time.perf_counter() - start)
     except Exception as err:  # noqa: BLE001 - every failure is reported, none stops the suite
-        frames = traceback.extract_tb(err.__traceback__)
-        where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-        message = f"{type(err).__name__}: {err}{where}"
-        return ImplementationRun(name, "error", message=message, seconds=time.perf_counter() - start)
+        return ImplementationRun(name, "error", message=error_summary(err), seconds=time.perf_counter() - start)
     return ImplementationRun(name, "ok", traces=traces, seconds=time.perf_counter() - start)
 
 
