@@ -344,7 +344,7 @@ def test_schedule_is_evaluated_at_iterations_and_returned_by_getter():
 def test_without_aggregation_flag_gradients_are_not_clipped():
     w_raw, w_clipped = tf.Variable([0.0]), tf.Variable([0.0])
     optimizer = SGD(learning_rate=1.0, clipvalue=0.01)
-    optimizer.apply_gradients([(tf.constant([1.0]), w_raw)], experimental_aggregate_gradients=False)
+    optimizer.apply_gradients([(tf.constant([1.0]), w_raw)], False)  # positional, as the engine's mirror calls it
     optimizer.apply_gradients([(tf.constant([1.0]), w_clipped)], experimental_aggregate_gradients=True)
     assert_close(w_raw.numpy(), [-1.0], what="as given")
     assert_close(w_clipped.numpy(), [-0.01], what="clipped")
@@ -509,6 +509,8 @@ def test_apply_and_slot_errors():
         optimizer.apply_gradients([(tf.zeros((2, 3)), w, w)])
     with pytest.raises(TypeError, match="grads_and_vars.*int"):
         optimizer.apply_gradients(5)
+    with pytest.raises(TypeError, match="experimental_aggregate_gradients.*bool.*'step'"):
+        optimizer.apply_gradients([(tf.zeros((2, 3)), w)], "step")
     with pytest.raises(ValueError, match="var.*kernel.*no slots"):
         optimizer.get_slot(w, "momentum")
     optimizer.build([w])

@@ -359,16 +359,18 @@ class OptimizerV2:
     def apply_gradients(
         self,
         grads_and_vars: Iterable[tuple[Any, Any]],
-        name: str | None = None,
         experimental_aggregate_gradients: bool = True,
+        *,
+        name: str | None = None,
     ) -> tf.Variable:
         """Apply one update; returns ``iterations``.
 
         With ``experimental_aggregate_gradients=True`` the gradients are aggregated and clipped first;
         with False (the engine's ``_minimize``, which did both already) they are applied as given.
         Order: learning rate for this step, weight decay, per-variable update, constraints (keras
-        profile), ``iterations += 1``. An empty list is a no-op.
+        profile), ``iterations += 1``. An empty list is a no-op. ``name`` names the op scope.
         """
+        _checks.boolean("experimental_aggregate_gradients", experimental_aggregate_gradients)
         pairs = self._checked_pairs(grads_and_vars)
         if not pairs:
             return self._iterations
