@@ -42,10 +42,14 @@ namespace TfNetTrain
             return hooks;
         }
 
-        /// <summary>Called from Python with the GIL held: one hook with its index (-1 when none) and logs.</summary>
+        /// <summary>
+        /// Called from Python: one hook with its index (-1 when none) and logs. pythonnet releases the GIL around
+        /// calls into .NET, so the logs are read under a re-acquired GIL and the callback itself runs without it.
+        /// </summary>
         public void Dispatch(string hook, long index, PyObject logs)
         {
-            Dictionary<string, float> values = PyConvert.ToFloatDictionary(logs);
+            Dictionary<string, float> values;
+            using (Py.GIL()) values = PyConvert.ToFloatDictionary(logs);
             switch (hook)
             {
                 case "on_train_begin": _callback.OnTrainBegin(values); break;

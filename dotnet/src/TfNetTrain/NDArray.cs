@@ -177,16 +177,23 @@ namespace TfNetTrain
         }
 
         /// <summary>
-        /// Copies this array into a new numpy array (one memcpy through the buffer protocol). Call only with the
-        /// GIL held, e.g. inside <see cref="PythonRuntime.Run{T}(Func{T})"/>.
+        /// Copies this array into a new numpy array (one memcpy through the buffer protocol). Needs a running
+        /// interpreter; call it on the Python thread (inside <see cref="PythonRuntime.Run{T}(Func{T})"/>) or from
+        /// Python code that hosts .NET. The GIL is taken here.
         /// </summary>
-        public PyObject ToPython() => ArrayExchange.ToNumpy(this);
+        public PyObject ToPython()
+        {
+            using (Py.GIL()) return ArrayExchange.ToNumpy(this);
+        }
 
         /// <summary>
         /// Copies a numpy array (or anything numpy can turn into an array of the four dtypes) into a new NDArray.
-        /// Call only with the GIL held, e.g. inside <see cref="PythonRuntime.Run{T}(Func{T})"/>.
+        /// Same rules as <see cref="ToPython"/>.
         /// </summary>
-        public static NDArray FromPython(PyObject array) => ArrayExchange.FromNumpy(array);
+        public static NDArray FromPython(PyObject array)
+        {
+            using (Py.GIL()) return ArrayExchange.FromNumpy(array);
+        }
 
         /// <summary>"NDArray float32 (2, 3)".</summary>
         public override string ToString()

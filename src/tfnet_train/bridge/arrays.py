@@ -47,7 +47,7 @@ def exchange_array(value: Any) -> np.ndarray:
     target = exchange_dtype(array.dtype)
     if array.dtype == target and array.flags.c_contiguous:
         return array
-    return np.ascontiguousarray(array, dtype=target)
+    return np.asarray(array, dtype=target, order="C")
 
 
 def exchange_list(values: Iterable[Any]) -> list[np.ndarray]:

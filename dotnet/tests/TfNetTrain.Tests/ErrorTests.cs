@@ -1,0 +1,163 @@
+using System;
+using NUnit.Framework;
+using Python.Runtime;
+
+namespace TfNetTrain.Tests
+{
+    /// <summary>Bad input gives the typed exception with the detail, and leaves the model usable.</summary>
+    [TestFixture]
+    public class ErrorTests
+    {
+        private Model _model;
+        private NDArray _x;
+        private NDArray _y;
+
+        [SetUp]
+        public void MakeModel()
+        {
+            _model = ModelParityTests.Classifier();
+            ModelParityTests.CompileSgd(_model);
+            _x = Data.Uniform(1, 6, 4);
+            _y = Data.Labels(2, 6, 3);
+        }
+
+        [TearDown]
+        public void DisposeModel()
+        {
+            _model.Dispose();
+        }
+
+        /// <summary>After an error the model still trains one step and counts it.</summary>
+        private void AssertStillUsable()
+        {
+            long before = _model.TrainCounter;
+            var logs = _model.TrainStep(_x, _y);
+            Assert.IsTrue(logs.ContainsKey("loss"));
+            Assert.AreEqual(before + 1, _model.TrainCounter);
+        }
+
+        [Test]
+        public void NullArraysNameTheParameter()
+        {
+            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainStep(null, _y)).ParamName);
+            Assert.AreEqual("y", Assert.Throws<ArgumentNullException>(() => _model.TrainStep(_x, null)).ParamName);
+            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.Predict(null)).ParamName);
+            Assert.AreEqual("weights", Assert.Throws<ArgumentNullException>(() => _model.SetWeights(null)).ParamName);
+            Assert.AreEqual("weights", Assert.Throws<ArgumentNullException>(() => _model.SetWeights(new NDArray[] { null })).ParamName);
+            Assert.AreEqual("output", Assert.Throws<ArgumentNullException>(() => _model.Predict(_x, (NDArray)null)).ParamName);
+            AssertStillUsable();
+        }
+
+        [Test]
+        public void ShapeMismatchesAreCaughtInCSharp()
+        {
+            var rows = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(_x, Data.Labels(3, 5, 3)));
+            Assert.AreEqual("y", rows.ParamName);
+            StringAssert.Contains("5 samples", rows.Message);
+            Assert.IsNull(rows.PythonType, "found before calling Python");
+
+            var features = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(Data.Uniform(4, 6, 5), _y));
+            Assert.AreEqual("x", features.ParamName);
+            StringAssert.Contains("(6, 5)", features.Message);
+            StringAssert.Contains("(None, 4)", features.Message);
+
+            var weights = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(_x, _y, Data.Uniform(5, 4)));
+            Assert.AreEqual("sampleWeight", weights.ParamName);
+
+            Assert.AreEqual("batchSize", Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, _y, batchSize: 0)).ParamName);
+            AssertStillUsable();
+        }
+
+        [Test]
+        public void SetWeightsChecksCountShapeAndDType()
+        {
+            var good = _model.GetWeights();
+            var tooFew = new[] { good[0] };
+            StringAssert.Contains("4 weights", Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(tooFew)).Message);
+            var badShape = new[] { Data.Uniform(1, 4, 7), good[1], good[2], good[3] };
+            var shapeError = Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(badShape));
+            Assert.AreEqual("weights", shapeError.ParamName);
+            StringAssert.Contains("weights[0]", shapeError.Message);
+            StringAssert.Contains("(4, 8)", shapeError.Message);
+            var badDType = new[] { good[0], NDArray.Zeros(DType.Float64, 8), good[2], good[3] };
+            StringAssert.Contains("float64", Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(badDType)).Message);
+            var after = _model.GetWeights();
+            for (int i = 0; i < good.Count; i++) Data.AssertBitwise(good[i], after[i], "weights unchanged after rejected SetWeights");
+            AssertStillUsable();
+        }
+
+        [Test]
+        public void OutputBuffersMustFit()
+        {
+            var wrong = NDArray.Zeros(DType.Float32, 6, 4);
+            var e = Assert.Throws<TfNetTrainArgumentException>(() => _model.Predict(_x, wrong));
+            Assert.AreEqual("output", e.ParamName);
+            StringAssert.Contains("(6, 3)", e.Message);
+            var destination = _model.GetWeights();
+            destination[1] = NDArray.Zeros(DType.Float32, 9);
+            Assert.AreEqual("destination[1]", Assert.Throws<TfNetTrainArgumentException>(() => _model.GetWeights(destination)).ParamName);
+            AssertStillUsable();
+        }
+
+        [Test]
+        public void UnknownNamesGiveArgumentErrorsWithPythonDetail()
+        {
+            var layer = Assert.Throws<TfNetTrainArgumentException>(() => Keras.Sequential(Layers.Input(4), Layers.Create("Dense2")));
+            Assert.AreEqual("ValueError", layer.PythonType);
+            StringAssert.Contains("'Dense2'", layer.PythonMessage);
+            StringAssert.Contains("did you mean Dense", layer.PythonMessage);
+            StringAssert.Contains("Traceback", layer.PythonTraceback);
+            StringAssert.Contains("build_layer", layer.PythonTraceback);
+
+            var optimizer = Assert.Throws<TfNetTrainArgumentException>(() => _model.Compile(Optimizers.Create("Sgd2"), "mse"));
+            StringAssert.Contains("Sgd2", optimizer.PythonMessage);
+            var loss = Assert.Throws<TfNetTrainArgumentException>(() => _model.Compile("sgd", Losses.Create("NoSuchLoss")));
+            StringAssert.Contains("NoSuchLoss", loss.PythonMessage);
+            var metric = Assert.Throws<TfNetTrainArgumentException>(() => _model.Compile("sgd", "mse", new[] { "nope_metric" }));
+            StringAssert.Contains("nope_metric", metric.PythonMessage);
+            var semantics = Assert.Throws<TfNetTrainArgumentException>(() => _model.Compile("sgd", "mse", null, semantics: "bogus"));
+            StringAssert.Contains("bogus", semantics.PythonMessage);
+            var argument = Assert.Throws<TfNetTrainArgumentException>(() => _model.Compile(Optimizers.SGD(momentum: 2f), "mse"));
+            StringAssert.Contains("momentum", argument.PythonMessage);
+            ModelParityTests.CompileSgd(_model);
+            AssertStillUsable();
+        }
+
+        [Test]
+        public void TensorFlowRuntimeErrorsAreArgumentErrorsToo()
+        {
+            var labels = new NDArray(new long[] { 0, 1, 7, 0, 1, 2 });
+            var e = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(_x, labels));
+            Assert.AreEqual("InvalidArgumentError", e.PythonType);
+            StringAssert.StartsWith("tensorflow.", e.PythonTypeFullName);
+            StringAssert.Contains("label value of 7", e.PythonMessage);
+            AssertStillUsable();
+        }
+
+        [Test]
+        public void OtherPythonErrorsAreTfNetTrainExceptions()
+        {
+            var e = Assert.Throws<TfNetTrainException>(() => PythonSetup.Runtime.Run(() => PythonEngine.Exec("raise RuntimeError('boom')")));
+            Assert.AreEqual(typeof(TfNetTrainException), e.GetType());
+            Assert.AreEqual("RuntimeError", e.PythonType);
+            Assert.AreEqual("boom", e.PythonMessage);
+            Assert.AreEqual("RuntimeError: boom", e.Message);
+            Assert.IsInstanceOf<PythonException>(e.InnerException);
+
+            var io = Assert.Throws<TfNetTrainIOException>(() => _model.LoadWeights("/nonexistent/dir/w.weights.h5"));
+            Assert.AreEqual("FileNotFoundError", io.PythonType);
+            var suffix = Assert.Throws<TfNetTrainArgumentException>(() => _model.SaveWeights("/tmp/weights.bin"));
+            StringAssert.Contains(".weights.h5", suffix.PythonMessage);
+            AssertStillUsable();
+        }
+
+        [Test]
+        public void DisposedModelsRefuseCalls()
+        {
+            var model = ModelParityTests.Classifier();
+            model.Dispose();
+            Assert.Throws<ObjectDisposedException>(() => model.GetWeights());
+            model.Dispose();
+        }
+    }
+}

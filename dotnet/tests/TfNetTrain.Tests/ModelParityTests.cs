@@ -1,0 +1,306 @@
+using System.Collections.Generic;
+using System.Linq;
+using NUnit.Framework;
+
+namespace TfNetTrain.Tests
+{
+    /// <summary>
+    /// Every Model call from C# against the same engine called directly from Python on the same weights and
+    /// batches: results must be equal to the last bit.
+    /// </summary>
+    [TestFixture]
+    public class ModelParityTests
+    {
+        private const string PyClassifier =
+            "model = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation='relu'), keras.layers.Dense(3)])\n" +
+            "model.set_weights(w0)\n";
+
+        private const string PyCompileSgd =
+            "model.compile(optimizers.SGD(learning_rate=0.1, momentum=0.9, clipnorm=1.0),\n" +
+            "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['accuracy'])\n";
+
+        internal static Model Classifier()
+        {
+            return Keras.Sequential(Layers.Input(4), Layers.Dense(8, activation: "relu"), Layers.Dense(3));
+        }
+
+        internal static void CompileSgd(Model model, string semantics = "keras")
+        {
+            model.Compile(Optimizers.SGD(learningRate: 0.1f, momentum: 0.9f, clipNorm: 1f),
+                          Losses.SparseCategoricalCrossentropy(fromLogits: true), new[] { "accuracy" }, semantics);
+        }
+
+        [Test]
+        public void TrainStepMatchesPythonStepByStep()
+        {
+            using (var model = Classifier())
+            {
+                CompileSgd(model);
+                IList<NDArray> w0 = model.GetWeights();
+                var xs = new List<NDArray>();
+                var ys = new List<NDArray>();
+                var logs = new List<IDictionary<string, float>>();
+                for (int step = 0; step < 3; step++)
+                {
+                    xs.Add(Data.Uniform(10 + step, 16, 4));
+                    ys.Add(Data.Labels(20 + step, 16, 3));
+                    logs.Add(model.TrainStep(xs[step], ys[step]));
+                }
+                var expected = PyScript.Run(PyClassifier + PyCompileSgd +
+                    "for i in range(3):\n" +
+                    "    put(f'logs{i}', model.train_on_batch(xs[i], ys[i], return_dict=True))\n" +
+                    "put('weights', model.get_weights())\n" +
+                    "put('counter', model._train_counter.numpy())\n",
+                    "w0", w0, "xs", xs, "ys", ys);
+                for (int step = 0; step < 3; step++) Data.AssertLogs(expected, "logs" + step, logs[step]);
+                Data.AssertBitwise(expected, "weights", model.GetWeights(), "weights after 3 steps");
+                Assert.AreEqual(expected["counter"].GetDouble(0), model.TrainCounter);
+                Assert.AreEqual(3L, model.TrainCounter);
+            }
+        }
+
+        [Test]
+        public void TrainStepTracedMatchesPythonStageByStage()
+        {
+            using (var model = Classifier())
+            {
+                CompileSgd(model);
+                IList<NDArray> w0 = model.GetWeights();
+                NDArray x0 = Data.Uniform(1, 8, 4), y0 = Data.Labels(2, 8, 3);
+                NDArray x1 = Data.Uniform(3, 8, 4), y1 = Data.Labels(4, 8, 3);
+                StepTrace first = model.TrainStepTraced(x0, y0);
+                StepTrace second = model.TrainStepTraced(x1, y1);
+                var expected = PyScript.Run(PyClassifier + PyCompileSgd +
+                    "put('t0', model.train_step_traced(x0, y0).flat())\n" +
+                    "t1 = model.train_step_traced(x1, y1)\n" +
+                    "put('t1', t1.flat())\n" +
+                    "put('step1', np.int64(t1.step))\n" +
+                    "put('vars', np.int64(len(t1.variable_names)))\n",
+                    "w0", w0, "x0", x0, "y0", y0, "x1", x1, "y1", y1);
+                foreach (var pair in new[] { new { Name = "t0", Trace = first }, new { Name = "t1", Trace = second } })
+                {
+                    int expectedKeys = expected.Keys.Count(k => k.StartsWith(pair.Name + "/"));
+                    Assert.AreEqual(expectedKeys, pair.Trace.Flat.Count, pair.Name + ": number of flat entries");
+                    foreach (var entry in pair.Trace.Flat)
+                        Data.AssertBitwise(expected[pair.Name + "/" + entry.Key], entry.Value, pair.Name + " " + entry.Key);
+                    AssertStagesMatchFlat(pair.Trace);
+                }
+                Assert.AreEqual((long)expected["step1"].GetDouble(0), second.Step);
+                Assert.AreEqual(1L, second.Step);
+                Assert.AreEqual((int)expected["vars"].GetDouble(0), second.VariableNames.Count);
+                CollectionAssert.AreEqual(new[] { "momentum" }, second.OptimizerState.Slots.Keys.ToArray());
+                Assert.AreEqual(2L, second.OptimizerState.Iterations);
+            }
+        }
+
+        /// <summary>The typed stages of a trace hold the same arrays as its flat mapping.</summary>
+        internal static void AssertStagesMatchFlat(StepTrace trace)
+        {
+            var flat = trace.Flat;
+            Data.AssertBitwise(flat["inputs/x/0"], trace.Inputs["x"][0], "inputs x");
+            Data.AssertBitwise(flat["inputs/y/0"], trace.Inputs["y"][0], "inputs y");
+            Data.AssertBitwise(flat["y_pred/0"], trace.YPred[0], "y_pred");
+            Data.AssertBitwise(flat["loss"], trace.Loss, "loss");
+            var stages = new Dictionary<string, IList<NDArray>>
+            {
+                { "gradients", trace.Gradients }, { "aggregated_gradients", trace.AggregatedGradients },
+                { "clipped_gradients", trace.ClippedGradients }, { "weights", trace.Weights },
+            };
+            foreach (var stage in stages)
+            {
+                for (int i = 0; i < stage.Value.Count; i++)
+                    Data.AssertBitwise(flat[stage.Key + "/" + i], stage.Value[i], stage.Key + "/" + i);
+            }
+            Assert.AreEqual(trace.VariableNames.Count, trace.Gradients.Count);
+            Assert.AreEqual(trace.WeightNames.Count, trace.Weights.Count);
+            Assert.AreEqual((long)flat["optimizer_state/iterations"].GetDouble(0), trace.OptimizerState.Iterations);
+            Data.AssertBitwise(flat["optimizer_state/learning_rate"], trace.OptimizerState.LearningRate, "learning rate");
+            foreach (var slot in trace.OptimizerState.Slots)
+            {
+                for (int i = 0; i < slot.Value.Count; i++)
+                    Data.AssertBitwise(flat["optimizer_state/" + slot.Key + "/" + i], slot.Value[i], "slot " + slot.Key);
+            }
+            foreach (var metric in trace.Metrics)
+                Data.AssertBitwise(flat["metrics/" + metric.Key], metric.Value, "metric " + metric.Key);
+        }
+
+        [Test]
+        public void FitEvaluatePredictMatchPython()
+        {
+            using (var model = Classifier())
+            {
+                CompileSgd(model);
+                IList<NDArray> w0 = model.GetWeights();
+                NDArray x = Data.Uniform(5, 40, 4), y = Data.Labels(6, 40, 3);
+                NDArray vx = Data.Uniform(7, 10, 4), vy = Data.Labels(8, 10, 3);
+                NDArray sw = Data.Uniform(9, 40);
+                History history = model.Fit(x, y, batchSize: 8, epochs: 3, verbose: 0, shuffle: false, sampleWeight: sw,
+                                            validationX: vx, validationY: vy);
+                long counter = model.TrainCounter;
+                IDictionary<string, float> evaluation = model.Evaluate(vx, vy, batchSize: 4);
+                NDArray prediction = model.Predict(vx, batchSize: 3);
+                var expected = PyScript.Run(PyClassifier + PyCompileSgd +
+                    "h = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False, sample_weight=sw, validation_data=(vx, vy))\n" +
+                    "put('history', h.history)\n" +
+                    "put('epochs', np.asarray(h.epoch, dtype=np.int64))\n" +
+                    "put('counter', model._train_counter.numpy())\n" +
+                    "put('weights', model.get_weights())\n" +
+                    "put('eval', model.evaluate(vx, vy, batch_size=4, verbose=0, return_dict=True))\n" +
+                    "put('pred', model.predict(vx, batch_size=3, verbose=0))\n",
+                    "w0", w0, "x", x, "y", y, "vx", vx, "vy", vy, "sw", sw);
+                CollectionAssert.AreEqual(new[] { 0, 1, 2 }, history.Epochs);
+                CollectionAssert.AreEqual(expected["epochs"].ToArray<long>(), history.Epochs.Select(e => (long)e).ToArray());
+                var names = expected.Keys.Where(k => k.StartsWith("history/")).Select(k => k.Split('/')[1]).Distinct().ToList();
+                CollectionAssert.AreEquivalent(names, history.Values.Keys);
+                CollectionAssert.Contains(names, "val_loss");
+                foreach (var name in names)
+                {
+                    for (int e = 0; e < 3; e++)
+                        Data.AssertBitwise(expected[$"history/{name}/{e}"], history[name][e], $"history {name}[{e}]");
+                }
+                Assert.AreEqual((long)expected["counter"].GetDouble(0), counter);
+                Assert.AreEqual(15L, counter, "3 epochs of 5 batches");
+                Data.AssertBitwise(expected, "weights", model.GetWeights(), "weights after fit");
+                Data.AssertLogs(expected, "eval", evaluation);
+                Data.AssertBitwise(expected["pred"], prediction, "predict");
+            }
+        }
+
+        [Test]
+        public void StringCompileMatchesPython()
+        {
+            using (var model = Keras.Sequential(Layers.Input(3), Layers.Dense(2)))
+            {
+                model.Compile("sgd", "mse", new[] { "mae" });
+                IList<NDArray> w0 = model.GetWeights();
+                NDArray x = Data.Uniform(11, 12, 3), y = Data.Uniform(12, 12, 2);
+                var logs = model.TrainStep(x, y);
+                var expected = PyScript.Run(
+                    "model = tfnet_train.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n" +
+                    "model.set_weights(w0)\n" +
+                    "model.compile('sgd', 'mse', ['mae'])\n" +
+                    "put('logs', model.train_on_batch(x, y, return_dict=True))\n" +
+                    "put('weights', model.get_weights())\n",
+                    "w0", w0, "x", x, "y", y);
+                Data.AssertLogs(expected, "logs", logs);
+                Data.AssertBitwise(expected, "weights", model.GetWeights(), "weights");
+            }
+        }
+
+        [Test]
+        public void TfnetSemanticsSelectsTheProfile()
+        {
+            using (var model = Classifier())
+            {
+                model.Compile(Optimizers.SGD(learningRate: 0.1f, clipNorm: 0.01f), Losses.SparseCategoricalCrossentropy(fromLogits: true),
+                              new[] { "acc" }, semantics: "tfnet");
+                IList<NDArray> w0 = model.GetWeights();
+                NDArray x = Data.Uniform(13, 8, 4), y = Data.Labels(14, 8, 3);
+                StepTrace trace = model.TrainStepTraced(x, y);
+                var expected = PyScript.Run(PyClassifier +
+                    "model.compile(optimizers.SGD(learning_rate=0.1, clipnorm=0.01),\n" +
+                    "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['acc'], semantics='tfnet')\n" +
+                    "put('t', model.train_step_traced(x, y).flat())\n",
+                    "w0", w0, "x", x, "y", y);
+                foreach (var entry in trace.Flat) Data.AssertBitwise(expected["t/" + entry.Key], entry.Value, entry.Key);
+                // TF.NET ignores clipnorm and reports 'acc' as 'accuracy'.
+                for (int i = 0; i < trace.Gradients.Count; i++)
+                    Data.AssertBitwise(trace.Gradients[i], trace.ClippedGradients[i], "unclipped gradient " + i);
+                CollectionAssert.Contains(trace.Metrics.Keys, "accuracy");
+            }
+        }
+
+#pragma warning disable 414 // read by NUnit through reflection
+        private static readonly object[] OptimizerCases =
+        {
+            new object[] { "adam+clipvalue", Optimizers.Adam(learningRate: 0.01f, clipValue: 0.05f),
+                           "optimizers.Adam(learning_rate=0.01, clipvalue=0.05)" },
+            new object[] { "adamw+global", Optimizers.AdamW(learningRate: 0.01f, weightDecay: 0.01f, amsgrad: true, globalClipNorm: 0.5f),
+                           "optimizers.AdamW(learning_rate=0.01, weight_decay=0.01, amsgrad=True, global_clipnorm=0.5)" },
+            new object[] { "rmsprop", Optimizers.RMSprop(learningRate: 0.01f, momentum: 0.5f, centered: true, clipNorm: 0.3f),
+                           "optimizers.RMSprop(learning_rate=0.01, momentum=0.5, centered=True, clipnorm=0.3)" },
+            new object[] { "sgd-nesterov", Optimizers.SGD(learningRate: 0.05f, momentum: 0.9f, nesterov: true),
+                           "optimizers.SGD(learning_rate=0.05, momentum=0.9, nesterov=True)" },
+            new object[] { "schedule", Optimizers.SGD(momentum: 0.5f).WithLearningRate(Schedules.ExponentialDecay(0.1f, 2f, 0.5f)),
+                           "optimizers.SGD(learning_rate=optimizers.ExponentialDecay(0.1, 2.0, 0.5), momentum=0.5)" },
+        };
+#pragma warning restore 414
+
+        [TestCaseSource("OptimizerCases")]
+        public void OptimizersMatchPython(string label, OptimizerSpec optimizer, string pythonOptimizer)
+        {
+            using (var model = Classifier())
+            {
+                model.Compile(optimizer, Losses.SparseCategoricalCrossentropy(fromLogits: true), new[] { "accuracy" });
+                IList<NDArray> w0 = model.GetWeights();
+                var traces = new List<StepTrace>();
+                var xs = new List<NDArray>();
+                var ys = new List<NDArray>();
+                for (int i = 0; i < 3; i++)
+                {
+                    xs.Add(Data.Uniform(30 + i, 8, 4));
+                    ys.Add(Data.Labels(40 + i, 8, 3));
+                    traces.Add(model.TrainStepTraced(xs[i], ys[i]));
+                }
+                var expected = PyScript.Run(PyClassifier +
+                    "model.compile(" + pythonOptimizer + ", keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['accuracy'])\n" +
+                    "for i in range(3):\n" +
+                    "    put(f't{i}', model.train_step_traced(xs[i], ys[i]).flat())\n",
+                    "w0", w0, "xs", xs, "ys", ys);
+                for (int i = 0; i < 3; i++)
+                {
+                    Assert.AreEqual(expected.Keys.Count(k => k.StartsWith($"t{i}/")), traces[i].Flat.Count, label + ": flat entries");
+                    foreach (var entry in traces[i].Flat)
+                        Data.AssertBitwise(expected[$"t{i}/" + entry.Key], entry.Value, $"{label} step {i} {entry.Key}");
+                }
+            }
+        }
+
+        [Test]
+        public void FloatArgumentsMeanWhatTheSameLiteralMeansInPython()
+        {
+            StringAssert.Contains("momentum=0.9", Optimizers.SGD(momentum: 0.9f).ToString());
+            using (var model = Classifier())
+            {
+                model.Compile(Optimizers.SGD(learningRate: 0.1f, momentum: 0.9f, clipNorm: 0.3f), "mse");
+                var python = PyScript.Run(
+                    "o = model.optimizer\n" +
+                    "put('momentum', np.asarray(o.momentum == 0.9))\n" +
+                    "put('clipnorm', np.asarray(o.clipnorm == 0.3))\n",
+                    "model", model);
+                Assert.AreEqual(1, python["momentum"].GetDouble(0), "0.9f must arrive as Python's 0.9");
+                Assert.AreEqual(1, python["clipnorm"].GetDouble(0), "0.3f must arrive as Python's 0.3");
+            }
+        }
+
+        [Test]
+        public void SaveAndLoadWeightsRoundTripThroughPython()
+        {
+            string path = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "tfnet_bridge_" + System.Guid.NewGuid().ToString("N") + ".weights.h5");
+            try
+            {
+                using (var model = Classifier())
+                {
+                    CompileSgd(model);
+                    model.TrainStep(Data.Uniform(50, 8, 4), Data.Labels(51, 8, 3));
+                    IList<NDArray> saved = model.GetWeights();
+                    model.SaveWeights(path);
+                    var fromPython = PyScript.Run(
+                        "model = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation='relu'), keras.layers.Dense(3)])\n" +
+                        "model.load_weights(path)\n" +
+                        "put('weights', model.get_weights())\n", "path", path);
+                    Data.AssertBitwise(fromPython, "weights", saved, "weights loaded by Python");
+                    model.TrainStep(Data.Uniform(52, 8, 4), Data.Labels(53, 8, 3));
+                    Assert.IsFalse(model.GetWeights()[0].BitwiseEquals(saved[0]), "training changed the weights");
+                    model.LoadWeights(path);
+                    IList<NDArray> restored = model.GetWeights();
+                    for (int i = 0; i < saved.Count; i++) Data.AssertBitwise(saved[i], restored[i], "restored weight " + i);
+                }
+            }
+            finally
+            {
+                if (System.IO.File.Exists(path)) System.IO.File.Delete(path);
+            }
+        }
+    }
+}

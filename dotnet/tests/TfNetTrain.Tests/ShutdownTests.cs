@@ -1,0 +1,119 @@
+using System;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using NUnit.Framework;
+
+namespace TfNetTrain.Tests
+{
+    /// <summary>
+    /// Shutting down with TensorFlow loaded, measured in a separate host process (a process can start Python only
+    /// once): disposing and exiting take under a second, and so does exiting without Dispose.
+    /// </summary>
+    [TestFixture]
+    public class ShutdownTests
+    {
+        private const string HostSource = @"
+using System;
+using System.Diagnostics;
+using TfNetTrain;
+
+public static class Host
+{
+    public static int Main(string[] args)
+    {
+        var python = PythonRuntime.Start();
+        var model = Keras.Sequential(Layers.Input(4), Layers.Dense(3));
+        model.Compile(""sgd"", ""mse"");
+        model.TrainStep(new NDArray(new float[8], 2, 4), new NDArray(new float[6], 2, 3));
+        Console.WriteLine(""ready"");
+        Console.Out.Flush();
+        if (args.Length > 0 && args[0] == ""dispose"")
+        {
+            var clock = Stopwatch.StartNew();
+            python.Dispose();
+            Console.WriteLine(""dispose_ms="" + clock.Elapsed.TotalMilliseconds.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            Console.Out.Flush();
+        }
+        return 0;
+    }
+}
+";
+
+        private static string _hostExe;
+
+        private static string BinDirectory => Path.GetDirectoryName(typeof(ShutdownTests).Assembly.Location);
+
+        [TestFixtureSetUp]
+        public void CompileHost()
+        {
+            string dir = Path.Combine(Path.GetTempPath(), "tfnet_shutdown_" + Guid.NewGuid().ToString("N"));
+            Directory.CreateDirectory(dir);
+            string source = Path.Combine(dir, "host.cs");
+            File.WriteAllText(source, HostSource);
+            _hostExe = Path.Combine(dir, "host.exe");
+            string arguments = $"-nologo -langversion:7.2 -target:exe -out:\"{_hostExe}\" -r:\"{Path.Combine(BinDirectory, "TfNetTrain.dll")}\" " +
+                               $"-r:\"{Path.Combine(BinDirectory, "Python.Runtime.dll")}\" -r:Facades/netstandard.dll \"{source}\"";
+            var info = new ProcessStartInfo("mcs", arguments) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
+            using (var mcs = Process.Start(info))
+            {
+                string output = mcs.StandardOutput.ReadToEnd() + mcs.StandardError.ReadToEnd();
+                mcs.WaitForExit();
+                Assert.AreEqual(0, mcs.ExitCode, "compiling the test host failed: " + output);
+            }
+        }
+
+        [TestFixtureTearDown]
+        public void RemoveHost()
+        {
+            if (_hostExe != null) Directory.Delete(Path.GetDirectoryName(_hostExe), true);
+        }
+
+        /// <summary>Runs the host; returns (seconds from "ready" to exit, reported dispose ms or NaN, exit code).</summary>
+        private static Tuple<double, double, int> RunHost(string argument)
+        {
+            var info = new ProcessStartInfo("mono", $"\"{_hostExe}\" {argument}")
+            {
+                UseShellExecute = false,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            info.EnvironmentVariables["MONO_PATH"] = BinDirectory;
+            info.EnvironmentVariables["TF_CPP_MIN_LOG_LEVEL"] = "3";
+            using (var process = Process.Start(info))
+            {
+                process.ErrorDataReceived += (s, e) => { };
+                process.BeginErrorReadLine();
+                string line;
+                while ((line = process.StandardOutput.ReadLine()) != null && line != "ready") { }
+                Assert.AreEqual("ready", line, "the host did not start");
+                var clock = Stopwatch.StartNew();
+                double disposeMs = double.NaN;
+                while ((line = process.StandardOutput.ReadLine()) != null)
+                {
+                    if (line.StartsWith("dispose_ms=", StringComparison.Ordinal))
+                        disposeMs = double.Parse(line.Substring(11), CultureInfo.InvariantCulture);
+                }
+                Assert.IsTrue(process.WaitForExit(60000), "the host did not exit");
+                return Tuple.Create(clock.Elapsed.TotalSeconds, disposeMs, process.ExitCode);
+            }
+        }
+
+        [Test]
+        public void DisposeAndExitTakeUnderASecond()
+        {
+            var result = RunHost("dispose");
+            Assert.AreEqual(0, result.Item3, "exit code");
+            Assert.Less(result.Item2, 1000.0, "Dispose (ms)");
+            Assert.Less(result.Item1, 1.0, $"dispose + exit (s); Dispose alone took {result.Item2:F0} ms");
+        }
+
+        [Test]
+        public void ExitingWithoutDisposeIsFastToo()
+        {
+            var result = RunHost("");
+            Assert.AreEqual(0, result.Item3, "exit code");
+            Assert.Less(result.Item1, 1.0, "exit without Dispose (s)");
+        }
+    }
+}
