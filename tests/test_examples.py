@@ -64,3 +64,18 @@ def test_custom_loop_matches_fit() -> None:
     assert "logs per epoch: same" in out
     assert "final weights: same" in out
     assert "result: same weights and logs" in out
+
+
+def test_xor_profiles_locates_the_divergence() -> None:
+    out = run_python_example("xor_profiles.py", "--epochs", "30")
+    solved = dict(re.findall(r"^(keras|tfnet): predictions .* -> (XOR solved|XOR NOT solved)", out, re.M))
+    final = {k: float(v) for k, v in re.findall(rf"^(keras|tfnet): predictions .*final loss ({NUMBER})\)$", out, re.M)}
+    assert solved["keras"] == "XOR solved"
+    assert final["keras"] < 0.01 < final["tfnet"], final
+    rows = re.findall(rf"^\s+(\d+)\s+({NUMBER})\s+({NUMBER})$", out, re.M)
+    assert rows[0][1] == rows[0][2], "both profiles start from the same weights and batch"
+    divergence = re.search(r"first divergence: step (\d+), stage (\w+), (\S+)", out)
+    assert divergence is not None, out
+    assert divergence.group(2) == "clipped_gradients"
+    assert 0 < int(divergence.group(1)) < 10, "the recorded steps hold the divergence, after some identical steps"
+    assert "clipnorm is ignored under tfnet" in out
