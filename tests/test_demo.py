@@ -1,0 +1,100 @@
+"""The demo's Python side: the digits split, the conformance case and report it produces, and its launcher."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from tfnet_train import demo
+from tfnet_train.conformance.engine_runner import run_engine
+from tfnet_train.engine.trace import STAGES
+
+
+def test_digits_split_is_fixed_stratified_and_complete() -> None:
+    x_train, y_train, x_test, y_test = demo.digits_split(test_fraction=0.25, seed=0)
+    assert x_train.shape == (1347, 64) and x_test.shape == (450, 64)
+    assert x_train.dtype == np.float32 and y_train.dtype == np.int32
+    assert all(a.flags.c_contiguous for a in (x_train, y_train, x_test, y_test))
+    assert 0.0 <= x_train.min() and x_train.max() <= 1.0
+    digits = load_digits()
+    every_image = np.concatenate([x_train, x_test]) * 16.0
+    assert np.array_equal(np.sort(every_image, axis=0), np.sort(digits.data, axis=0))
+    assert set(np.unique(y_test)) == set(range(10))
+    again = demo.digits_split(test_fraction=0.25, seed=0)
+    assert np.array_equal(again[0], x_train) and np.array_equal(again[3], y_test)
+    other = demo.digits_split(test_fraction=0.25, seed=1)
+    assert not np.array_equal(other[0], x_train)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0, -0.5])
+def test_digits_split_rejects_bad_fraction(fraction: float) -> None:
+    with pytest.raises(ValueError, match="test_fraction must be between 0 and 1"):
+        demo.digits_split(test_fraction=fraction)
+
+
+def _digits_model() -> object:
+    import keras
+
+    import tfnet_train
+
+    keras.utils.set_random_seed(0)
+    model = tfnet_train.Sequential([keras.Input((64,)), keras.layers.Dense(16, activation="relu"),
+                                    keras.layers.Dense(10)])
+    model.compile(tfnet_train.optimizers.Adam(learning_rate=0.005),
+                  keras.losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+    return model
+
+
+def _write_other_traces(traces: list[dict[str, np.ndarray]], path: object) -> None:
+    """Traces in the C# reference's npz layout (step<i>/<key>)."""
+    np.savez(path, **{f"step{i}/{k}": v for i, trace in enumerate(traces) for k, v in trace.items()})
+
+
+def test_record_first_steps_writes_a_case_of_the_first_batches(tmp_path: object) -> None:
+    x, y, _, _ = demo.digits_split()
+    model = _digits_model()
+    path = demo.record_first_steps(model, x, y, steps=3, batch_size=8, directory=tmp_path)
+    case = json.loads(open(path).read())
+    assert case["steps"] == 3 and case["batch_size"] == 8
+    assert [layer["units"] for layer in case["model"]["layers"]] == [16, 10]
+    with np.load(path.replace(".json", ".npz")) as arrays:
+        assert np.array_equal(arrays["x"], x[:24])
+        assert np.array_equal(arrays["weights/0"], model.get_weights()[0])
+    with pytest.raises(ValueError, match="at least steps \\* batch_size = 4000 rows"):
+        demo.record_first_steps(model, x, y, steps=4, batch_size=1000, directory=tmp_path)
+
+
+def test_conformance_report_passes_on_agreeing_traces_and_names_a_planted_divergence(tmp_path: object) -> None:
+    from tfnet_train.conformance import load
+
+    x, y, _, _ = demo.digits_split()
+    path = demo.record_first_steps(_digits_model(), x, y, steps=2, batch_size=8, directory=tmp_path / "case")
+    traces = run_engine(load(path))  # a second, independent run of the engine stands in for the C# side
+
+    _write_other_traces(traces, tmp_path / "same.npz")
+    report = demo.conformance_report(path, tmp_path / "same.npz", 0.01, tmp_path / "pass")
+    assert report["passed"] is True
+    for stage in STAGES:
+        assert f"\n{stage} " in report["table"], stage
+    assert report["table"].rstrip().endswith("verdict: PASS")
+    saved = json.loads(open(report["json"]).read())
+    assert saved["passed"] is True
+    assert "digits_first_steps" in open(report["html"]).read()
+
+    traces[1]["gradients/2"] = traces[1]["gradients/2"] + np.float32(1e-3)
+    _write_other_traces(traces, tmp_path / "planted.npz")
+    report = demo.conformance_report(path, tmp_path / "planted.npz", 0.01, tmp_path / "fail")
+    assert report["passed"] is False
+    assert "first divergence: step 1, stage gradients, gradients/2" in report["table"]
+    assert report["table"].rstrip().endswith("verdict: FAIL")
+
+
+def test_launcher_says_how_to_build_when_the_demo_is_missing(tmp_path: object, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(demo.DOTNET_BIN_ENV, str(tmp_path))
+    assert demo.main(["--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / demo.DEMO_EXE) in err and "make build" in err
