@@ -94,9 +94,44 @@ namespace TfNetTrain
             }
         }
 
-        /// <summary>Drops cached numpy objects (called when the interpreter shuts down).</summary>
+        /// <summary>
+        /// Copies <paramref name="source"/> into an existing writable, C-contiguous numpy array of the same dtype and
+        /// shape (no allocation on either side).
+        /// </summary>
+        public static void CopyToExisting(NDArray source, PyObject destination, string paramName)
+        {
+            EnsureNumpy();
+            DType dtype;
+            if (!IsExactNdarray(destination) || !TryDType(destination, out dtype) || dtype != source.DType)
+                throw new TfNetTrainArgumentException(paramName, $"must be a numpy {source.DType.NumpyName()} array");
+            PyBuffer buffer;
+            try
+            {
+                buffer = destination.GetBuffer(PyBUF.CONTIG);
+            }
+            catch (PythonException)
+            {
+                throw new TfNetTrainArgumentException(paramName, "must be a writable C-contiguous numpy array");
+            }
+            using (buffer)
+            {
+                int[] shape = ReadShape(buffer);
+                if (!SameShape(shape, source.ShapeNoCopy))
+                {
+                    throw new TfNetTrainArgumentException(paramName,
+                        $"has shape {NDArray.FormatShape(shape)} but the source array is {NDArray.FormatShape(source.ShapeNoCopy)}");
+                }
+                if (source.Size > 0) CopyToNative(source.Data, source.DType, buffer.Buffer, source.Size);
+            }
+        }
+
+        /// <summary>Releases cached numpy objects (with the GIL, before the interpreter shuts down).</summary>
         public static void Reset()
         {
+            _numpyEmpty?.Dispose();
+            _ndarrayType?.Dispose();
+            _exchangeArray?.Dispose();
+            if (_dtypes != null) foreach (var d in _dtypes) d.Dispose();
             _numpyEmpty = null;
             _ndarrayType = null;
             _dtypes = null;
@@ -125,18 +160,8 @@ namespace TfNetTrain
         private static ExchangeBuffer TryExchangeBuffer(PyObject value)
         {
             EnsureNumpy();
-#pragma warning disable 612 // PyObject.Handle: an identity check needs the raw pointer
-            using (var type = value.GetPythonType())
-            {
-                if (type.Handle != _ndarrayType.Handle) return null;
-            }
-            int dtype;
-            using (var dt = value.GetAttr("dtype"))
-            {
-                dtype = Array.FindIndex(_dtypes, d => d.Handle == dt.Handle);
-            }
-#pragma warning restore 612
-            if (dtype < 0) return null;
+            DType dtype;
+            if (!IsExactNdarray(value) || !TryDType(value, out dtype)) return null;
             PyBuffer buffer;
             try
             {
@@ -146,8 +171,26 @@ namespace TfNetTrain
             {
                 return null; // not C-contiguous: let exchange_array copy it
             }
-            return new ExchangeBuffer(buffer, (DType)dtype);
+            return new ExchangeBuffer(buffer, dtype);
         }
+
+#pragma warning disable 612 // PyObject.Handle: identity checks need the raw pointer
+        private static bool IsExactNdarray(PyObject value)
+        {
+            using (var type = value.GetPythonType()) return type.Handle == _ndarrayType.Handle;
+        }
+
+        /// <summary>The exchange dtype of an ndarray (numpy's built-in dtypes are singletons, so identity decides).</summary>
+        private static bool TryDType(PyObject array, out DType dtype)
+        {
+            using (var dt = array.GetAttr("dtype"))
+            {
+                int index = Array.FindIndex(_dtypes, d => d.Handle == dt.Handle);
+                dtype = (DType)Math.Max(index, 0);
+                return index >= 0;
+            }
+        }
+#pragma warning restore 612
 
         private static int[] ReadShape(PyBuffer buffer)
         {

@@ -195,6 +195,26 @@ namespace TfNetTrain
             using (Py.GIL()) return ArrayExchange.FromNumpy(array);
         }
 
+        /// <summary>
+        /// Copies a numpy array of this dtype and shape into this array's storage (no allocation): the reusable
+        /// counterpart of <see cref="FromPython"/>. Same rules as <see cref="ToPython"/>.
+        /// </summary>
+        public void CopyFromPython(PyObject array)
+        {
+            if (array == null) throw new ArgumentNullException(nameof(array));
+            using (Py.GIL()) ArrayExchange.CopyInto(array, this, nameof(array));
+        }
+
+        /// <summary>
+        /// Copies this array into an existing writable, C-contiguous numpy array of the same dtype and shape (no
+        /// allocation). Same rules as <see cref="ToPython"/>.
+        /// </summary>
+        public void CopyToPython(PyObject array)
+        {
+            if (array == null) throw new ArgumentNullException(nameof(array));
+            using (Py.GIL()) ArrayExchange.CopyToExisting(this, array, nameof(array));
+        }
+
         /// <summary>"NDArray float32 (2, 3)".</summary>
         public override string ToString()
         {

@@ -114,6 +114,31 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void ExistingBuffersAreFilledInPlaceBothWays()
+        {
+            var target = NDArray.Zeros(DType.Int64, 2, 3);
+            long[] storage = target.GetData<long>();
+            var source = new NDArray(new double[] { 1.5, -2.5, 3.25, 4, 5, 6 }, 3, 2);
+            double[] seen = PythonSetup.Runtime.Run(() =>
+            {
+                using (var ints = PythonEngine.Eval("__import__('numpy').arange(6, dtype='int64').reshape(2, 3) * 7"))
+                using (var doubles = PythonEngine.Eval("__import__('numpy').zeros((3, 2))"))
+                {
+                    target.CopyFromPython(ints);
+                    source.CopyToPython(doubles);
+                    var e = Assert.Throws<TfNetTrainArgumentException>(() => NDArray.Zeros(DType.Int32, 2, 3).CopyFromPython(ints));
+                    Assert.AreEqual("array", e.ParamName);
+                    var shape = Assert.Throws<TfNetTrainArgumentException>(() => new NDArray(new double[6], 6).CopyToPython(doubles));
+                    StringAssert.Contains("(3, 2)", shape.Message);
+                    return NDArray.FromPython(doubles).ToArray<double>();
+                }
+            });
+            Assert.AreSame(storage, target.GetData<long>());
+            CollectionAssert.AreEqual(new long[] { 0, 7, 14, 21, 28, 35 }, storage);
+            CollectionAssert.AreEqual(source.ToArray<double>(), seen);
+        }
+
+        [Test]
         public void LargeArraysCrossIntact()
         {
             var data = new float[1000003];
