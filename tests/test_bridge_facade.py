@@ -236,3 +236,21 @@ def test_host_callback_sees_every_fit_hook_in_order() -> None:
         "on_train_batch_begin", "on_train_batch_end", "on_epoch_end", "on_train_end"]
     assert set(host.calls[3][2]) == {"loss", "accuracy"}
     assert CallbackList([bridge.host_callback(host, [])]).needs_train_batch_hooks is False
+
+
+# ----- functional models ----------------------------------------------------------------------------------------
+
+
+def test_functional_models_from_applied_specs() -> None:
+    x = bridge.build_layer("Input", {"shape": (4,)})
+    h = bridge.apply_layer(("Dense", {"units": 5}), [x])
+    merged = bridge.apply_layer(("Concatenate", {}), [h, x])
+    assert bridge.tensor_shape(merged) == [-1, 9]
+    model = bridge.functional([x], [bridge.apply_layer(("Dense", {"units": 2}), [merged])])
+    assert isinstance(model, tfnet_train.Model)
+    assert bridge.input_shapes(model) == [[-1, 4]]
+    assert bridge.predict(model, np.ones((3, 4), np.float32))[0].shape == (3, 2)
+    with pytest.raises(ValueError, match="at least one symbolic tensor"):
+        bridge.apply_layer(("Dense", {"units": 1}), [])
+    with pytest.raises(ValueError, match="non-empty"):
+        bridge.functional([x], [])

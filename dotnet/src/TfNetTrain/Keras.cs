@@ -25,8 +25,8 @@ namespace TfNetTrain
             if (list.Length == 0) throw new TfNetTrainArgumentException(nameof(layers), "at least one layer is required");
             for (int i = 0; i < list.Length; i++)
                 if (list[i] == null) throw new ArgumentNullException(nameof(layers), $"layers[{i}] is null");
-            PythonRuntime runtime = Model.RequireRuntime();
-            return Model.Create(runtime, f =>
+            PythonRuntime runtime = TfNetTrain.Model.RequireRuntime();
+            return TfNetTrain.Model.Create(runtime, f =>
             {
                 using (var specs = new PyList())
                 using (var pyName = name == null ? PyObject.None : new PyString(name))
@@ -36,6 +36,54 @@ namespace TfNetTrain
                         using (var pair = PyConvert.SpecPair(layer)) specs.Append(pair);
                     }
                     return f["sequential"].Invoke(specs, pyName);
+                }
+            });
+        }
+
+        /// <summary>A symbolic model input (per-sample shape) for functional models; see <see cref="LayerSpec.Apply"/>.</summary>
+        public static SymbolicTensor Input(params int[] shape)
+        {
+            return Input(shape, null);
+        }
+
+        /// <summary>A symbolic model input with a dtype ("float32", "int32", ...) and/or a name.</summary>
+        public static SymbolicTensor Input(int[] shape, string dtype, string name = null)
+        {
+            if (shape == null) throw new ArgumentNullException(nameof(shape));
+            PythonRuntime runtime = TfNetTrain.Model.RequireRuntime();
+            LayerSpec spec = Layers.Input(shape, dtype, name);
+            return runtime.Run(() =>
+            {
+                using (var className = new PyString(spec.ClassName))
+                using (var kwargs = PyConvert.Kwargs(spec.Arguments))
+                {
+                    PyObject tensor = runtime.Facade["build_layer"].Invoke(className, kwargs);
+                    return SymbolicTensor.Wrap(runtime, runtime.Facade, tensor);
+                }
+            });
+        }
+
+        /// <summary>A functional model from one input to one output.</summary>
+        public static Model Model(SymbolicTensor input, SymbolicTensor output, string name = null)
+        {
+            return Model(new[] { input }, new[] { output }, name);
+        }
+
+        /// <summary>A functional model from inputs to outputs (tfnet_train.Model(inputs=..., outputs=...)).</summary>
+        public static Model Model(SymbolicTensor[] inputs, SymbolicTensor[] outputs, string name = null)
+        {
+            SymbolicTensor.CheckSameRuntime(inputs, nameof(inputs));
+            SymbolicTensor.CheckSameRuntime(outputs, nameof(outputs));
+            PythonRuntime runtime = inputs[0].Runtime;
+            return TfNetTrain.Model.Create(runtime, f =>
+            {
+                using (var ins = new PyList())
+                using (var outs = new PyList())
+                using (var pyName = name == null ? PyObject.None : new PyString(name))
+                {
+                    foreach (var t in inputs) ins.Append(t.PythonObject);
+                    foreach (var t in outputs) outs.Append(t.PythonObject);
+                    return f["functional"].Invoke(ins, outs, pyName);
                 }
             });
         }

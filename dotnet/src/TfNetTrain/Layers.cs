@@ -122,6 +122,15 @@ namespace TfNetTrain
             return Spec("LayerNormalization", "axis", axis, "epsilon", epsilon, "name", name);
         }
 
+        /// <summary>keras.layers.Add: element-wise sum of its inputs (functional models).</summary>
+        public static LayerSpec Add(string name = null) => Spec("Add", "name", name);
+
+        /// <summary>keras.layers.Concatenate along <paramref name="axis"/> (functional models).</summary>
+        public static LayerSpec Concatenate(int? axis = null, string name = null) => Spec("Concatenate", "axis", axis, "name", name);
+
+        /// <summary>keras.layers.Multiply: element-wise product of its inputs (functional models).</summary>
+        public static LayerSpec Multiply(string name = null) => Spec("Multiply", "name", name);
+
         /// <summary>keras.layers.Activation ("relu", "softmax", ...).</summary>
         public static LayerSpec Activation(string activation, string name = null)
         {

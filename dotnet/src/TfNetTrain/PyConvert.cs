@@ -125,9 +125,7 @@ namespace TfNetTrain
         public static List<string> ToStringList(PyObject sequence)
         {
             var result = new List<string>();
-            {
-                foreach (PyObject item in Iterate(sequence)) using (item) result.Add(item.As<string>());
-            }
+            foreach (PyObject item in Iterate(sequence)) using (item) result.Add(item.As<string>());
             return result;
         }
 
@@ -135,32 +133,26 @@ namespace TfNetTrain
         public static List<NDArray> ToArrayList(PyObject sequence)
         {
             var result = new List<NDArray>();
+            foreach (PyObject item in Iterate(sequence))
             {
-                foreach (PyObject item in Iterate(sequence))
-                {
-                    using (item) result.Add(item.IsNone() ? null : ArrayExchange.FromNumpy(item));
-                }
+                using (item) result.Add(item.IsNone() ? null : ArrayExchange.FromNumpy(item));
             }
             return result;
+        }
+
+        /// <summary>A Python sequence of ints → int[].</summary>
+        public static int[] ToInts(PyObject sequence)
+        {
+            var values = new List<int>();
+            foreach (PyObject d in Iterate(sequence)) using (d) values.Add(d.As<int>());
+            return values.ToArray();
         }
 
         /// <summary>A Python sequence of int sequences → int[][].</summary>
         public static int[][] ToShapes(PyObject sequence)
         {
             var result = new List<int[]>();
-            {
-                foreach (PyObject shape in Iterate(sequence))
-                {
-                    using (shape)
-                    {
-                        var dims = new List<int>();
-                        {
-                            foreach (PyObject d in Iterate(shape)) using (d) dims.Add(d.As<int>());
-                        }
-                        result.Add(dims.ToArray());
-                    }
-                }
-            }
+            foreach (PyObject shape in Iterate(sequence)) using (shape) result.Add(ToInts(shape));
             return result.ToArray();
         }
 

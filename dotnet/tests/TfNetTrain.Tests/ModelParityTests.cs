@@ -167,6 +167,40 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void FunctionalModelsMatchPython()
+        {
+            SymbolicTensor input = Keras.Input(4);
+            SymbolicTensor hidden = Layers.Dense(6, activation: "tanh").Apply(input);
+            SymbolicTensor residual = Layers.Add().Apply(hidden, Layers.Dense(6).Apply(hidden));
+            SymbolicTensor joined = Layers.Concatenate().Apply(residual, input);
+            SymbolicTensor output = Layers.Dense(3).Apply(joined);
+            CollectionAssert.AreEqual(new[] { -1, 10 }, joined.Shape);
+            Assert.AreEqual("SymbolicTensor (None, 3)", output.ToString());
+            using (var model = Keras.Model(input, output))
+            {
+                CompileSgd(model);
+                IList<NDArray> w0 = model.GetWeights();
+                NDArray x = Data.Uniform(70, 10, 4), y = Data.Labels(71, 10, 3);
+                var logs = model.TrainStep(x, y);
+                NDArray prediction = model.Predict(x);
+                var expected = PyScript.Run(
+                    "i = keras.Input((4,))\n" +
+                    "h = keras.layers.Dense(6, activation='tanh')(i)\n" +
+                    "r = keras.layers.Add()([h, keras.layers.Dense(6)(h)])\n" +
+                    "o = keras.layers.Dense(3)(keras.layers.Concatenate()([r, i]))\n" +
+                    "model = tfnet_train.Model(inputs=i, outputs=o)\n" +
+                    "model.set_weights(w0)\n" + PyCompileSgd +
+                    "put('logs', model.train_on_batch(x, y, return_dict=True))\n" +
+                    "put('pred', model.predict(x, verbose=0))\n" +
+                    "put('weights', model.get_weights())\n",
+                    "w0", w0, "x", x, "y", y);
+                Data.AssertLogs(expected, "logs", logs);
+                Data.AssertBitwise(expected["pred"], prediction, "functional predict");
+                Data.AssertBitwise(expected, "weights", model.GetWeights(), "functional weights");
+            }
+        }
+
+        [Test]
         public void StringCompileMatchesPython()
         {
             using (var model = Keras.Sequential(Layers.Input(3), Layers.Dense(2)))

@@ -9,9 +9,11 @@ types by the host.
 from tfnet_train.bridge.arrays import EXCHANGE_DTYPES, describe, echo, empty, exchange_array, exchange_list
 from tfnet_train.bridge.host_callback import HOST_HOOKS, HostCallback, host_callback
 from tfnet_train.bridge.models import (
+    apply_layer,
     compile_model,
     evaluate,
     fit,
+    functional,
     get_stop_training,
     get_weights,
     input_shapes,
@@ -22,6 +24,7 @@ from tfnet_train.bridge.models import (
     set_stop_training,
     set_weights,
     summary,
+    tensor_shape,
     train_counter,
     train_step,
     train_step_traced,
@@ -31,6 +34,7 @@ from tfnet_train.bridge.specs import build_layer, build_layers, build_loss, buil
 
 __all__ = [
     "EXCHANGE_DTYPES",
+    "apply_layer",
     "HOST_HOOKS",
     "HostCallback",
     "build_layer",
@@ -46,6 +50,7 @@ __all__ = [
     "exchange_array",
     "exchange_list",
     "fit",
+    "functional",
     "get_stop_training",
     "get_weights",
     "host_callback",
@@ -57,6 +62,7 @@ __all__ = [
     "set_stop_training",
     "set_weights",
     "summary",
+    "tensor_shape",
     "train_counter",
     "train_step",
     "train_step_traced",

@@ -35,6 +35,27 @@ def sequential(layers: Sequence[Spec], name: str | None = None) -> Model:
     return Sequential(build_layers(list(layers)), name=name)
 
 
+def apply_layer(layer: Spec, inputs: Sequence[Any]) -> Any:
+    """Build a layer from its spec and call it on symbolic inputs (one tensor, or a list for merge layers)."""
+    if not inputs:
+        raise ValueError("inputs must hold at least one symbolic tensor; got none")
+    built = build_layers([layer])[0]
+    return built(inputs[0] if len(inputs) == 1 else list(inputs))
+
+
+def functional(inputs: Sequence[Any], outputs: Sequence[Any], name: str | None = None) -> Model:
+    """A functional tfnet_train Model from symbolic inputs and outputs (single ones are unwrapped)."""
+    if not inputs or not outputs:
+        raise ValueError(f"inputs and outputs must be non-empty; got {len(inputs)} inputs, {len(outputs)} outputs")
+    unwrap = (lambda t: t[0] if len(t) == 1 else list(t))  # noqa: E731
+    return Model(inputs=unwrap(inputs), outputs=unwrap(outputs), name=name)
+
+
+def tensor_shape(tensor: Any) -> list[int]:
+    """The shape of a symbolic tensor, -1 for unknown dimensions."""
+    return [-1 if d is None else int(d) for d in tensor.shape]
+
+
 def compile_model(
     model: Any,
     optimizer: Any = "rmsprop",
