@@ -23,9 +23,13 @@ public static class Host
     public static int Main(string[] args)
     {
         var python = PythonRuntime.Start();
-        var model = Keras.Sequential(Layers.Input(4), Layers.Dense(3));
-        model.Compile(""sgd"", ""mse"");
-        model.TrainStep(new NDArray(new float[8], 2, 4), new NDArray(new float[6], 2, 3));
+        Step();
+        if (args.Length > 0 && args[0] == ""restart"")
+        {
+            python.Dispose();
+            python = PythonRuntime.Start();
+            Console.WriteLine(""restarted loss="" + Step());
+        }
         Console.WriteLine(""ready"");
         Console.Out.Flush();
         if (args.Length > 0 && args[0] == ""dispose"")
@@ -36,6 +40,13 @@ public static class Host
             Console.Out.Flush();
         }
         return 0;
+    }
+
+    private static float Step()
+    {
+        var model = Keras.Sequential(Layers.Input(4), Layers.Dense(3, kernelInitializer: ""ones""));
+        model.Compile(""sgd"", ""mse"");
+        return model.TrainStep(new NDArray(new float[] { 1, 1, 1, 1 }, 1, 4), new NDArray(new float[3], 1, 3))[""loss""];
     }
 }
 ";
@@ -69,6 +80,8 @@ public static class Host
             if (_hostExe != null) Directory.Delete(Path.GetDirectoryName(_hostExe), true);
         }
 
+        private static string _lastOutput = "";
+
         /// <summary>Runs the host; returns (seconds from "ready" to exit, reported dispose ms or NaN, exit code).</summary>
         private static Tuple<double, double, int> RunHost(string argument)
         {
@@ -85,7 +98,8 @@ public static class Host
                 process.ErrorDataReceived += (s, e) => { };
                 process.BeginErrorReadLine();
                 string line;
-                while ((line = process.StandardOutput.ReadLine()) != null && line != "ready") { }
+                _lastOutput = "";
+                while ((line = process.StandardOutput.ReadLine()) != null && line != "ready") _lastOutput += line + "\n";
                 Assert.AreEqual("ready", line, "the host did not start");
                 var clock = Stopwatch.StartNew();
                 double disposeMs = double.NaN;
@@ -106,6 +120,15 @@ public static class Host
             Assert.AreEqual(0, result.Item3, "exit code");
             Assert.Less(result.Item2, 1000.0, "Dispose (ms)");
             Assert.Less(result.Item1, 1.0, $"dispose + exit (s); Dispose alone took {result.Item2:F0} ms");
+            Console.WriteLine($"Dispose {result.Item2:F0} ms; dispose and exit {result.Item1 * 1000:F0} ms");
+        }
+
+        [Test]
+        public void ARuntimeCanStartAgainAfterDispose()
+        {
+            var result = RunHost("restart");
+            Assert.AreEqual(0, result.Item3, "exit code");
+            StringAssert.Contains("restarted loss=16", _lastOutput, "a step after the restart (all-ones kernel: loss 4²)");
         }
 
         [Test]
@@ -114,6 +137,7 @@ public static class Host
             var result = RunHost("");
             Assert.AreEqual(0, result.Item3, "exit code");
             Assert.Less(result.Item1, 1.0, "exit without Dispose (s)");
+            Console.WriteLine($"exit without Dispose {result.Item1 * 1000:F0} ms");
         }
     }
 }
