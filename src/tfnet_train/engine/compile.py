@@ -35,6 +35,10 @@ class CompileMixin:
             raise TypeError(f"run_eagerly must be a bool, got {type(run_eagerly).__name__}")
         if jit_compile not in (True, False, "auto"):
             raise ValueError(f"jit_compile must be True, False or 'auto', got {jit_compile!r}")
+        strategy = self._engine.strategy
+        if strategy is not None and strategy.num_replicas_in_sync > 1 and steps_per_execution > 1:
+            raise ValueError(f"steps_per_execution={steps_per_execution}: only 1 is supported under a distribution "
+                             f"strategy with {strategy.num_replicas_in_sync} replicas")
         with self.distribute_strategy.scope():
             resolved_optimizer = optimizers.get(optimizer, semantics=semantics)
             resolved_optimizer._set_semantics(semantics)

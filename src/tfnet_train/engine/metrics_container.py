@@ -70,7 +70,7 @@ def get_metric(identifier: Any, semantics: str = KERAS) -> keras.metrics.Metric:
             reported = _TFNET_NAMES[key]
             if reported == "accuracy":
                 return Accuracy(name="accuracy")
-            return keras.metrics.MeanMetricWrapper(keras.metrics.get(key), name=reported)
+            return keras.metrics.MeanMetricWrapper(getattr(keras.metrics, reported), name=reported)
         if key in _ACCURACY_NAMES:
             return Accuracy(name=identifier)
         try:

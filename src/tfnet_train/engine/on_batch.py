@@ -33,7 +33,7 @@ class OnBatchMixin:
             sample_weight = weights if sample_weight is None else weights * np.asarray(sample_weight).reshape(-1)
         x, y, sample_weight = self._batch_arrays(x, y, sample_weight)
         self.reset_metrics()
-        logs = self.make_train_function()(x, y, sample_weight)
+        logs = self.make_train_function()(*self._shard(x, y, sample_weight))
         return _format({k: float(v) for k, v in logs.items()}, return_dict)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:

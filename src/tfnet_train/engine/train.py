@@ -26,8 +26,9 @@ class TrainMixin:
         if data_handler is not None:
             data_handler.step_increment = steps - 1
         single = self.make_train_function()
-        function = self._engine.train_block_function if stacked else single
-        return function(x, y, sample_weight)
+        if stacked:
+            return self._engine.train_block_function(x, y, sample_weight)
+        return single(*self._shard(x, y, sample_weight))
 
     def train_step(self, data_handler: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, tf.Tensor]:
         """One step: expand_1d, forward (training=True) under a tape, compiled loss, _minimize, metrics.
@@ -59,8 +60,10 @@ class TrainMixin:
         if trace is not None:
             trace["gradients"], trace["aggregated_gradients"], trace["clipped_gradients"] = (
                 gradients, aggregated, clipped)
-        optimizer.apply_gradients(
-            zip(clipped, trainable_variables, strict=True), experimental_aggregate_gradients=False)
+        # No state changes before the loss and gradients exist: a failing step leaves the model as it was.
+        with tf.control_dependencies([loss, *[g for g in clipped if g is not None]]):
+            optimizer.apply_gradients(
+                zip(clipped, trainable_variables, strict=True), experimental_aggregate_gradients=False)
 
     @property
     def _train_counter(self) -> tf.Variable:
@@ -77,7 +80,8 @@ class TrainMixin:
 
             def one_step(x: Any, y: Any, sample_weight: Any) -> dict[str, tf.Tensor]:
                 logs = self._distributed(lambda *d: self.train_step(None, *d), x, y, sample_weight)
-                state.train_counter.assign_add(1)
+                with tf.control_dependencies(tf.nest.flatten(logs)):
+                    state.train_counter.assign_add(1)
                 return logs
 
             def block(x: Any, y: Any, sample_weight: Any) -> dict[str, tf.Tensor]:
@@ -99,19 +103,32 @@ class TrainMixin:
             return fn
         return tf.function(fn, jit_compile=state.jit_compile, reduce_retracing=True)
 
-    def _distributed(self, step: Callable, x: Any, y: Any, sample_weight: Any) -> Any:
-        """Run ``step`` on every replica of the model's strategy (the batch split evenly), or directly."""
+    def _replicas(self) -> int:
         strategy = self._engine.strategy
-        if strategy is None or strategy.num_replicas_in_sync == 1:
-            return step(x, y, sample_weight)
-        replicas = strategy.num_replicas_in_sync
+        return 1 if strategy is None else strategy.num_replicas_in_sync
+
+    def _shard(self, x: Any, y: Any, sample_weight: Any) -> tuple[Any, Any, Any]:
+        """Split a batch evenly across the strategy's replicas (eagerly, before the compiled call)."""
+        replicas = self._replicas()
+        if replicas == 1:
+            return x, y, sample_weight
+        strategy = self._engine.strategy
+        n = int(tf.nest.flatten(x)[0].shape[0])
+        if n % replicas:
+            raise ValueError(f"batch of {n} samples cannot be split evenly across {replicas} replicas; "
+                             "choose a batch_size (and data size) divisible by the number of replicas")
 
         def shard(t: tf.Tensor) -> Any:
             return strategy.experimental_distribute_values_from_function(
                 lambda ctx: _replica_slice(t, ctx.replica_id_in_sync_group, replicas))
 
-        parts = [None if p is None else tf.nest.map_structure(shard, p) for p in (x, y, sample_weight)]
-        strategy.run(step, args=tuple(parts))
+        return tuple(None if p is None else tf.nest.map_structure(shard, p) for p in (x, y, sample_weight))
+
+    def _distributed(self, step: Callable, x: Any, y: Any, sample_weight: Any) -> Any:
+        """Run ``step`` on every replica of the model's strategy (inputs already sharded), or directly."""
+        if self._replicas() == 1:
+            return step(x, y, sample_weight)
+        self._engine.strategy.run(step, args=(x, y, sample_weight))
         return self._metrics_results()
 
     def _metrics_results(self) -> dict[str, tf.Tensor]:
@@ -132,6 +149,8 @@ class TrainMixin:
         """Run one training step on one batch and return the value of every stage (see StepTrace)."""
         self._assert_compile_was_called("train_step_traced")
         state = self._engine
+        if self._replicas() > 1:
+            raise ValueError("train_step_traced runs on one device; build the model outside a distribution strategy")
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
@@ -195,6 +214,5 @@ def _batch_size(x: Any) -> tf.Tensor:
 
 
 def _replica_slice(t: tf.Tensor, replica: int, replicas: int) -> tf.Tensor:
-    n = tf.shape(t)[0]
-    per = n // replicas
+    per = int(t.shape[0]) // replicas
     return t[replica * per:(replica + 1) * per]
