@@ -12,6 +12,9 @@ cp -f "$runtime_dll" "$out/Python.Runtime.dll"
 nunit_dir="$(ls -d /usr/lib/cli/nunit.framework-2.6* 2>/dev/null | head -n1 || true)"
 [ -n "$nunit_dir" ] && cp -f "$nunit_dir/nunit.framework.dll" "$out/nunit.framework.dll"
 
+# Python.Runtime.dll targets netstandard2.0: Mono resolves it through its facade assembly.
+facades="$(dirname "$(command -v mono)")/../lib/mono/4.5/Facades"
+
 # build NAME DIR KIND [REFERENCE...]   KIND is library or exe; references are names in $out or framework assemblies.
 build() {
   local name="$1" dir="$2" kind="$3"; shift 3
@@ -19,6 +22,7 @@ build() {
   local src_dir="$here/$dir"; [ -d "$src_dir" ] || src_dir="$dir"
   local ext=dll; [ "$kind" = exe ] && ext=exe
   local refs=(-r:System.dll -r:System.Core.dll -r:Microsoft.CSharp.dll)
+  [ -f "$facades/netstandard.dll" ] && refs+=("-r:$facades/netstandard.dll")
   local r
   for r in "$@"; do
     if [ -f "$out/$r" ]; then refs+=("-r:$out/$r"); else refs+=("-r:$r"); fi
@@ -38,6 +42,6 @@ for f in "$here/../interop_examples/csharp/"*.cs; do
   [ -f "$f" ] || continue
   n="$(basename "$f" .cs)"
   mcs -nologo -langversion:7.2 -debug -target:exe -out:"$out/$n.exe" -r:System.dll -r:System.Core.dll \
-    -r:Microsoft.CSharp.dll -r:"$out/Python.Runtime.dll" -r:"$out/TfNetTrain.dll" -r:"$out/TfNetTrain.Reference.dll" "$f"
+    -r:Microsoft.CSharp.dll -r:"$facades/netstandard.dll" -r:"$out/Python.Runtime.dll" -r:"$out/TfNetTrain.dll" -r:"$out/TfNetTrain.Reference.dll" "$f"
 done
 echo "built into $out"
