@@ -29,7 +29,7 @@ _LOSS_CLASSES: dict[str, type] = {
     "poisson": keras.losses.Poisson,
     "log_cosh": keras.losses.LogCosh,
 }
-# TF.NET's string compile knows two names and falls back to MSE for anything else.
+# TF.NET's string compile knows two names (case-sensitive) and falls back to MSE for anything else.
 _TFNET_LOSSES: dict[str, type] = {"mse": keras.losses.MeanSquaredError, "mae": keras.losses.MeanAbsoluteError}
 
 
@@ -38,9 +38,9 @@ def get_loss(identifier: Any, semantics: str = KERAS) -> keras.losses.Loss:
     if isinstance(identifier, keras.losses.Loss):
         return identifier
     if isinstance(identifier, str):
+        if semantics == TFNET:  # TF.NET matches the exact string: "MAE" is not "mae"
+            return _TFNET_LOSSES.get(identifier, keras.losses.MeanSquaredError)()
         key = identifier.lower()
-        if semantics == TFNET:
-            return _TFNET_LOSSES.get(key, keras.losses.MeanSquaredError)()
         if key in _LOSS_CLASSES:
             return _LOSS_CLASSES[key]()
         raise ValueError(f"loss: unknown name {identifier!r}; expected one of {sorted(_LOSS_CLASSES)}")
