@@ -178,9 +178,14 @@ namespace TfNetTrain
         {
             using (var scope = Py.CreateScope())
             {
-                scope.Set("site_packages", Location.SitePackages);
-                scope.Set("extra", new List<string>(_options.ExtraPythonPaths ?? new string[0]).ToArray());
-                scope.Set("restart", restart);
+                using (var sitePackages = PyConvert.ToPython(Location.SitePackages))
+                using (var extra = PyConvert.ToPython(new List<string>(_options.ExtraPythonPaths ?? new string[0])))
+                using (var again = PyConvert.ToPython(restart))
+                {
+                    scope.Set("site_packages", sitePackages);
+                    scope.Set("extra", extra);
+                    scope.Set("restart", again);
+                }
                 scope.Exec(
                     "import gc, site, sys\n" +
                     "if restart:\n" +

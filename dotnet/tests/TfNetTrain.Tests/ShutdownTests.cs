@@ -27,8 +27,9 @@ public static class Host
         if (args.Length > 0 && args[0] == ""restart"")
         {
             python.Dispose();
-            python = PythonRuntime.Start();
+            python = PythonRuntime.Start(new PythonRuntimeOptions { ExtraPythonPaths = new[] { ""/tmp/tfnet-extra-path"" } });
             Console.WriteLine(""restarted loss="" + Step());
+            Console.WriteLine(""path0="" + python.Run(() => Python.Runtime.PythonEngine.Eval(""__import__('sys').path[0]"").ToString()));
         }
         Console.WriteLine(""ready"");
         Console.Out.Flush();
@@ -129,6 +130,7 @@ public static class Host
             var result = RunHost("restart");
             Assert.AreEqual(0, result.Item3, "exit code");
             StringAssert.Contains("restarted loss=16", _lastOutput, "a step after the restart (all-ones kernel: loss 4²)");
+            StringAssert.Contains("path0=/tmp/tfnet-extra-path", _lastOutput, "ExtraPythonPaths go first on sys.path");
         }
 
         [Test]
