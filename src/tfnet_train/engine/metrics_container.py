@@ -62,12 +62,12 @@ def get_metric(identifier: Any, semantics: str = KERAS) -> keras.metrics.Metric:
     if isinstance(identifier, str):
         key = identifier.lower()
         if semantics == TFNET:
-            if key not in _TFNET_NAMES:
+            if identifier not in _TFNET_NAMES:  # exact match, as TF.NET compares the strings
                 raise ValueError(
                     f"metrics: {identifier!r} is not available under semantics='tfnet' "
-                    f"(TensorFlow.NET knows {sorted(_TFNET_NAMES)})"
+                    f"(TensorFlow.NET knows exactly {sorted(_TFNET_NAMES)})"
                 )
-            reported = _TFNET_NAMES[key]
+            reported = _TFNET_NAMES[identifier]
             if reported == "accuracy":
                 return Accuracy(name="accuracy")
             return keras.metrics.MeanMetricWrapper(getattr(keras.metrics, reported), name=reported)
