@@ -79,3 +79,59 @@ def test_xor_profiles_locates_the_divergence() -> None:
     assert divergence.group(2) == "clipped_gradients"
     assert 0 < int(divergence.group(1)) < 10, "the recorded steps hold the divergence, after some identical steps"
     assert "clipnorm is ignored under tfnet" in out
+
+
+# ----- C# examples (built into dotnet/bin by dotnet/build.sh) -----------------------------------------------------
+
+def run_csharp_example(dotnet_bin: Path, name: str, *args: str, timeout: float = 300) -> str:
+    """Run ``dotnet/bin/<name>.exe`` on Mono (or from $TFNET_TRAIN_DOTNET_BIN) embedding this test's venv."""
+    folder = Path(os.environ.get("TFNET_TRAIN_DOTNET_BIN", dotnet_bin))
+    exe = folder / f"{name}.exe"
+    assert exe.is_file(), f"{exe} missing: build with `make build` (dotnet/build.sh)"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    if sys.prefix != sys.base_prefix:
+        env["TFNET_TRAIN_VENV"] = sys.prefix
+    proc = subprocess.run(["mono", "--debug", str(exe), *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=folder, env=env)
+    assert proc.returncode == 0, f"{name} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+def test_csharp_digits_training(dotnet_bin: Path) -> None:
+    from tfnet_train.demo import digits_split
+
+    out = run_csharp_example(dotnet_bin, "DigitsTraining", "--epochs", "3")
+    epochs = [(float(a), float(b)) for a, b in re.findall(
+        rf"^epoch \d+/3: loss ({NUMBER})\s+accuracy ({NUMBER})$", out, re.M)]
+    assert len(epochs) == 3, "the C# callback prints every epoch"
+    assert epochs[2][0] < epochs[0][0]
+    test_accuracy = float(re.search(rf"^test: loss {NUMBER}\s+accuracy ({NUMBER})$", out, re.M).group(1))
+    assert test_accuracy > 0.85
+    shown = [(int(a), int(b)) for a, b in re.findall(r"^test image \d+: label (\d), predicted (\d)$", out, re.M)]
+    assert [label for label, _ in shown] == digits_split()[3][:5].tolist()
+    assert "loaded into a new model: identical predictions" in out
+
+
+def test_csharp_step_parity(dotnet_bin: Path) -> None:
+    out = run_csharp_example(dotnet_bin, "StepParity", "--steps", "2")
+    assert "tolerance: |C# - Python| <= 1e-06 + 1e-05 * |Python|" in out
+    losses = [(float(a), float(b)) for a, b in re.findall(rf"^step \d+: loss C# ({NUMBER})\s+Python ({NUMBER})$",
+                                                          out, re.M)]
+    assert len(losses) == 2 and losses[1][0] < losses[0][0], "the second step starts from the updated weights"
+    stages = re.findall(r"^\s+(\w+)\s+max \|C# - Python\| = \S+\s+(\w+)$", out, re.M)
+    assert [s for s, _ in stages] == ["y_pred", "loss", "gradients", "weights"] * 2
+    assert all(verdict == "match" for _, verdict in stages), stages
+    assert "result: the C# numbers match the Python engine at every stage of 2 steps" in out
+
+
+def test_csharp_custom_loop_stops_early(dotnet_bin: Path) -> None:
+    out = run_csharp_example(dotnet_bin, "CustomLoop", "--max-epochs", "12", "--target", "0.93")
+    epochs = re.findall(rf"^epoch (\d+): train loss ({NUMBER})\s+test loss {NUMBER}\s+test accuracy ({NUMBER})$",
+                        out, re.M)
+    stop = re.search(r"^stopped early after epoch (\d+) of 12: (.*)$", out, re.M)
+    assert stop is not None, out
+    assert int(stop.group(1)) == len(epochs) < 12
+    assert float(epochs[-1][2]) >= 0.93 and "target" in stop.group(2)
+    assert all(float(acc) < 0.93 for _, _, acc in epochs[:-1]), "it stops at the first epoch that reaches the target"
+    steps = re.search(r"^steps: (\d+) in C#, model.TrainCounter (\d+)$", out, re.M)
+    assert steps.group(1) == steps.group(2) == str(len(epochs) * 43), "43 batches of 32 per epoch"
