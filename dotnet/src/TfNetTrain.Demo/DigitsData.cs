@@ -1,0 +1,54 @@
+using Python.Runtime;
+
+namespace TfNetTrain.Demo
+{
+    /// <summary>
+    /// scikit-learn's 1,797 handwritten 8x8 digits (bundled with the package, no download), split into train and
+    /// test sets by tfnet_train.demo.digits_split and handed to C# as NDArrays: pixels float32 in [0, 1], labels int32.
+    /// </summary>
+    public sealed class DigitsData
+    {
+        private DigitsData(NDArray xTrain, NDArray yTrain, NDArray xTest, NDArray yTest)
+        {
+            XTrain = xTrain;
+            YTrain = yTrain;
+            XTest = xTest;
+            YTest = yTest;
+        }
+
+        /// <summary>Training images, (n, 64).</summary>
+        public NDArray XTrain { get; }
+
+        /// <summary>Training labels, (n,).</summary>
+        public NDArray YTrain { get; }
+
+        /// <summary>Test images, (m, 64).</summary>
+        public NDArray XTest { get; }
+
+        /// <summary>Test labels, (m,).</summary>
+        public NDArray YTest { get; }
+
+        /// <summary>Pixels per image.</summary>
+        public int Features => XTrain.Dim(1);
+
+        /// <summary>Loads and splits the digits in Python (a fixed seed gives the same split every run).</summary>
+        public static DigitsData Load(PythonRuntime python, double testFraction, int seed)
+        {
+            return python.Run(() =>
+            {
+                using (var demo = Py.Import("tfnet_train.demo"))
+                using (var fraction = testFraction.ToPython())
+                using (var pySeed = seed.ToPython())
+                using (var split = demo.InvokeMethod("digits_split", fraction, pySeed))
+                {
+                    var parts = new NDArray[4];
+                    for (int i = 0; i < parts.Length; i++)
+                    {
+                        using (var item = split.GetItem(i)) parts[i] = NDArray.FromPython(item);
+                    }
+                    return new DigitsData(parts[0], parts[1], parts[2], parts[3]);
+                }
+            });
+        }
+    }
+}
