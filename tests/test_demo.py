@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,12 +49,12 @@ def _digits_model() -> object:
     return model
 
 
-def _write_other_traces(traces: list[dict[str, np.ndarray]], path: object) -> None:
+def _write_other_traces(traces: list[dict[str, np.ndarray]], path: Path) -> None:
     """Traces in the C# reference's npz layout (step<i>/<key>)."""
     np.savez(path, **{f"step{i}/{k}": v for i, trace in enumerate(traces) for k, v in trace.items()})
 
 
-def test_record_first_steps_writes_a_case_of_the_first_batches(tmp_path: object) -> None:
+def test_record_first_steps_writes_a_case_of_the_first_batches(tmp_path: Path) -> None:
     x, y, _, _ = demo.digits_split()
     model = _digits_model()
     path = demo.record_first_steps(model, x, y, steps=3, batch_size=8, directory=tmp_path)
@@ -67,7 +68,7 @@ def test_record_first_steps_writes_a_case_of_the_first_batches(tmp_path: object)
         demo.record_first_steps(model, x, y, steps=4, batch_size=1000, directory=tmp_path)
 
 
-def test_conformance_report_passes_on_agreeing_traces_and_names_a_planted_divergence(tmp_path: object) -> None:
+def test_conformance_report_passes_on_agreeing_traces_and_names_a_planted_divergence(tmp_path: Path) -> None:
     from tfnet_train.conformance import load
 
     x, y, _, _ = demo.digits_split()
@@ -92,7 +93,7 @@ def test_conformance_report_passes_on_agreeing_traces_and_names_a_planted_diverg
     assert report["table"].rstrip().endswith("verdict: FAIL")
 
 
-def test_launcher_says_how_to_build_when_the_demo_is_missing(tmp_path: object, monkeypatch: pytest.MonkeyPatch,
+def test_launcher_says_how_to_build_when_the_demo_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv(demo.DOTNET_BIN_ENV, str(tmp_path))
     assert demo.main(["--epochs", "1"]) == 2
