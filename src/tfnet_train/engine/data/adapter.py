@@ -22,8 +22,10 @@ def expand_1d(data: Any) -> Any:
     return tf.nest.map_structure(expand, data)
 
 
-def _round_half_even(value: float) -> int:
-    return int(np.round(value))  # numpy rounds half to even, as .NET's Convert.ToInt32
+def _tfnet_train_count(n: int, validation_split: float) -> int:
+    """TF.NET's ``Convert.ToInt32(n * (1 - validation_split))``: a float32 product (long * float is float in C#),
+    rounded half to even."""
+    return int(np.round(np.float32(n) * (np.float32(1.0) - np.float32(validation_split))))
 
 
 def train_validation_split(
@@ -31,7 +33,8 @@ def train_validation_split(
 ) -> tuple[list[Any], list[Any]]:
     """Split each array (None passes through) into leading training rows and trailing validation rows.
 
-    keras: the first floor(N * (1 - split)) rows train (Keras 3); tfnet: the first round-half-even(N * (1 - split)).
+    keras: the first floor(N * (1 - split)) rows train (Keras 3); tfnet: the first round-half-even(N * (1 - split)),
+    the product taken in float32 as TF.NET does.
     """
     if not 0.0 < validation_split < 1.0:
         raise ValueError(f"validation_split must be in the open interval (0, 1), got {validation_split!r}")
@@ -39,8 +42,10 @@ def train_validation_split(
     if first is None:
         raise ValueError("validation_split needs data: x is None")
     n = int(_leading_dim(first))
-    fraction = n * (1.0 - validation_split)
-    split_at = _round_half_even(fraction) if semantics == "tfnet" else int(np.floor(fraction))
+    if semantics == "tfnet":
+        split_at = _tfnet_train_count(n, validation_split)
+    else:
+        split_at = int(np.floor(n * (1.0 - validation_split)))
     if split_at <= 0 or split_at >= n:
         raise ValueError(
             f"validation_split={validation_split} leaves {split_at} of {n} samples for training; "
