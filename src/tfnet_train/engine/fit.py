@@ -63,6 +63,8 @@ class FitMixin:
             steps_per_execution=state.steps_per_execution, semantics=state.semantics, seed=state.seed,
         )
         val_data = _validation_arrays(validation_data)
+        if state.semantics == TFNET and val_data is not None and val_data[3]:
+            _check_validation_step(validation_step)
         callback_list = CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self, verbose=verbose,
             epochs=epochs, steps=data_handler.inferred_steps,
@@ -119,6 +121,15 @@ class FitMixin:
 
     def _validation_batch_size(self, batch_size: int | None) -> int | None:
         return 32 if self._engine.semantics == TFNET else batch_size
+
+
+def _check_validation_step(validation_step: Any) -> None:
+    """TF.NET's dataset schedule needs validation_step >= 1 (0 divides by zero there at the end of epoch 0)."""
+    if isinstance(validation_step, bool) or not isinstance(validation_step, int) or validation_step < 1:
+        raise ValueError(
+            f"validation_step must be an integer >= 1 with a tf.data validation set under semantics='tfnet', "
+            f"got {validation_step!r} (TensorFlow.NET divides the epoch index by it)"
+        )
 
 
 def _validation_arrays(validation_data: Any) -> tuple[Any, Any, Any, bool] | None:
