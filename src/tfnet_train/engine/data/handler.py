@@ -105,20 +105,24 @@ class DataHandler:
         if isinstance(x, tf.data.Dataset):
             if y is not None or sample_weight is not None:
                 raise ValueError("y and sample_weight must be None when x is a tf.data.Dataset (it yields them)")
-            if class_weight is not None:
-                x = x.map(lambda *e: _weight_element(e, class_weight))
+            if class_weight is not None:  # TF.NET maps to (x, y, class weights): it drops the dataset's own weights
+                keep = semantics != "tfnet"
+                x = x.map(lambda *e: _weight_element(e, class_weight, keep_sample_weight=keep))
             self._adapter: DataAdapter = DatasetAdapter(x)
             if self._adapter.is_infinite and steps_per_epoch is None:
                 raise ValueError("steps_per_epoch must be given for an infinite tf.data.Dataset")
         else:
+            fit_level_weights = None
             if class_weight is not None:
                 cw = class_weight_to_sample_weight(_as_numpy(y), class_weight)
                 if sample_weight is not None:
                     if semantics != "tfnet":
                         raise ValueError("class_weight and sample_weight cannot be used together (Keras 3 rule)")
-                    cw = cw * to_tensor(sample_weight, "sample_weight").numpy().reshape(-1)[: cw.shape[0]]
+                    fit_level_weights, cw = to_tensor(sample_weight, "sample_weight"), None
                 sample_weight = cw
             self._adapter = TensorLikeDataAdapter(x, y, sample_weight, batch_size, shuffle, seed)
+            if fit_level_weights is not None:
+                self._adapter = FitLevelClassWeights(self._adapter, class_weight, fit_level_weights)
         self._steps_per_epoch = steps_per_epoch
         self.inferred_steps = steps_per_epoch if steps_per_epoch is not None else self._adapter.get_size()
 
@@ -162,13 +166,62 @@ def _as_numpy(y: Any) -> Any:
     return y.numpy() if isinstance(y, tf.Tensor) else y
 
 
-def _weight_element(element: tuple[Any, ...], class_weight: dict[int, float]) -> tuple[Any, ...]:
+def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:
+    """Class index per row: argmax of one-hot targets, else the (rounded) label itself."""
+    if y.shape.rank and y.shape.rank > batch_dims and y.shape[-1] != 1:
+        labels = tf.argmax(y, axis=-1)
+    else:
+        labels = tf.reshape(y, [-1] if batch_dims == 1 else tf.shape(y)[:batch_dims])
+    return tf.cast(tf.round(tf.cast(labels, tf.float32)), tf.int64)
+
+
+def _weight_table(class_weight: dict[int, float]) -> tf.Tensor:
+    return tf.constant([class_weight[k] for k in sorted(class_weight)], tf.float32)
+
+
+def _weight_element(
+    element: tuple[Any, ...], class_weight: dict[int, float], keep_sample_weight: bool = True
+) -> tuple[Any, ...]:
     if len(element) < 2:
         raise ValueError("class_weight needs a dataset of (x, y) elements")
     x, y = element[0], element[1]
-    table = tf.constant([class_weight[k] for k in sorted(class_weight)], tf.float32)
-    labels = tf.argmax(y, axis=-1) if y.shape.rank and y.shape.rank > 1 and y.shape[-1] != 1 else tf.reshape(y, [-1])
-    weights = tf.gather(table, tf.cast(tf.round(tf.cast(labels, tf.float32)), tf.int64))
-    if len(element) == 3:
+    weights = tf.gather(_weight_table(class_weight), _class_ids(y))
+    if len(element) == 3 and keep_sample_weight:
         weights = weights * tf.cast(tf.reshape(element[2], [-1]), tf.float32)
     return x, y, weights
+
+
+class FitLevelClassWeights(DataAdapter):
+    """semantics='tfnet' with class_weight and sample_weight: each batch's weights are its class weights times the
+    WHOLE fit-level sample_weight array, as TF.NET's class-weight map reads the fit argument, not the batch's rows.
+
+    That product broadcasts only for batches of one row or of every row; other batch sizes are a ValueError here
+    (TF.NET fails inside TensorFlow with incompatible shapes at the first step).
+    """
+
+    def __init__(self, inner: TensorLikeDataAdapter, class_weight: dict[int, float], fit_weights: tf.Tensor) -> None:
+        n, batch_size = inner.num_samples, inner.batch_size
+        if int(fit_weights.shape[0]) != n:
+            raise ValueError(f"x and sample_weight must have the same number of samples, got x: {n}, "
+                             f"sample_weight: {int(fit_weights.shape[0])}")
+        if not (batch_size >= n or batch_size == 1):
+            raise ValueError(
+                f"class_weight with sample_weight under semantics='tfnet' needs batch_size 1 or >= the {n} "
+                f"samples, got batch_size={batch_size}: TensorFlow.NET multiplies each batch's class weights by "
+                f"the whole sample_weight array ({n} values), which fails for batches of {batch_size} rows"
+            )
+        self._inner = inner
+        self.batch_size = batch_size
+        self._table = _weight_table(class_weight)
+        self._fit_weights = tf.cast(tf.reshape(fit_weights, [-1]), tf.float32)
+
+    def get_size(self) -> int:
+        return self._inner.get_size()
+
+    def get_dataset(self) -> Any:
+        return self._inner.get_dataset()
+
+    def epoch_iterator(self, steps_per_execution: int = 1) -> Iterator[tuple[int, bool, Batch]]:
+        for steps, stacked, (x, y, _) in self._inner.epoch_iterator(steps_per_execution):
+            weights = tf.gather(self._table, _class_ids(y, 2 if stacked else 1)) * self._fit_weights
+            yield steps, stacked, (x, y, weights)
