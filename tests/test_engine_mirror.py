@@ -90,13 +90,19 @@ def test_execution_modes_give_the_same_numbers(setting: dict) -> None:
     assert int(other.optimizer.iterations.numpy()) == 14
 
 
+@pytest.fixture(scope="module")
+def strategy() -> tf.distribute.MirroredStrategy:
+    """One strategy for the module: several over the same devices in one process can collide."""
+    return tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"],
+                                          cross_device_ops=tf.distribute.ReductionToOneDevice())
+
+
 @pytest.mark.parametrize("clip", [{}, {"clipnorm": 0.05}, {"global_clipnorm": 0.05}, {"clipvalue": 0.01}])
-def test_mirrored_strategy_matches_one_device(clip: dict) -> None:
+def test_mirrored_strategy_matches_one_device(clip: dict, strategy: tf.distribute.MirroredStrategy) -> None:
     x, y = data(32, seed=4)
     single = small_model(seed=5)
     single.compile(optimizers.SGD(0.1, **clip), "mse")
     single.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
-    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     with strategy.scope():
         mirrored = small_model(seed=5)
         mirrored.compile(optimizers.SGD(0.1, **clip), "mse")
