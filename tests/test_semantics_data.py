@@ -207,6 +207,21 @@ def test_class_weight_with_sample_weight_multiplies_the_fit_level_array(batch_si
         t.keras_profile.fit(x, y, batch_size=batch_size, sample_weight=sw, class_weight=CLASS_WEIGHT, verbose=0)
 
 
+def test_class_weight_alone_goes_through_the_sample_weight_broadcast() -> None:
+    """Without sample_weight each batch's weights are its rows' class weights, expanded to (B, 1) like any sample
+    weights: the batch loss is mean(cw_batch) * mean(loss). Keras 3 computes sum(cw * loss) / B."""
+    x, y, _, cw = labelled()
+    t = one_output_trio()
+    history = t.tfnet_profile.fit(x, y, batch_size=4, epochs=2, class_weight=CLASS_WEIGHT, verbose=0,
+                                  shuffle=False).history
+    net, sgd = LinearNet.of(t.initial), SGDRef(LR)
+    losses = [tfnet_epoch(net, sgd, x, y, 4, sample_weight=cw).loss for _ in range(2)]
+    assert_history_matches(history, {"loss": losses})
+    assert_weights_match(t.tfnet_profile.get_weights(), net.weights())
+    keras_side(t, x, y, batch_size=4, epochs=2, class_weight=CLASS_WEIGHT)
+    assert differs(t.tfnet_profile.get_weights(), t.keras_profile.get_weights())
+
+
 def test_class_weight_with_sample_weight_and_other_batch_sizes_is_an_error() -> None:
     """Batches of neither 1 nor N rows cannot be multiplied by the N fit-level weights (TF.NET fails inside
     TensorFlow at the first step): tfnet raises ValueError naming batch_size before training."""
