@@ -98,30 +98,43 @@ class TensorLikeDataAdapter(DataAdapter):
     def get_dataset(self) -> tuple[Any, Any, Any]:
         return self._x, self._y, self._sample_weight
 
-    def _take(self, start: int, end: int, order: np.ndarray | None) -> Batch:
-        if order is None:
-            pick = (lambda t: t[start:end])  # noqa: E731
-        else:
-            index = tf.constant(order[start:end])
-            pick = (lambda t: tf.gather(t, index))  # noqa: E731
-        return tuple(None if part is None else tf.nest.map_structure(pick, part)
-                     for part in (self._x, self._y, self._sample_weight))
-
-    def epoch_iterator(self, steps_per_execution: int = 1) -> Iterator[tuple[int, bool, Batch]]:
-        """Yield ``(steps, stacked, batch)``; stacked blocks hold ``steps`` full batches as (steps, B, ...)."""
+    def _segments(self, steps_per_execution: int) -> list[tuple[int, bool, int]]:
+        """(steps, stacked, rows) for each execution of one epoch: blocks of full batches, then the partial batch."""
         n, bs = self.num_samples, self.batch_size
-        order = self._rng.permutation(n) if self._shuffle else None
-        full = n // bs
-        step = 0
+        full, segments, step = n // bs, [], 0
         while step < full:
             count = min(steps_per_execution, full - step)
-            data = self._take(step * bs, (step + count) * bs, order)
-            if steps_per_execution > 1:
-                data = tuple(None if part is None else tf.nest.map_structure(
-                    lambda t, c=count: tf.reshape(t, [c, bs, *t.shape[1:]]), part) for part in data)
-                yield count, True, data
-            else:
-                yield 1, False, data
+            segments.append((count, steps_per_execution > 1, count * bs))
             step += count
         if n % bs:
-            yield 1, False, self._take(full * bs, n, order)
+            segments.append((1, False, n % bs))
+        return segments
+
+    def epoch_iterator(self, steps_per_execution: int = 1) -> Iterator[tuple[int, bool, Batch]]:
+        """Yield ``(steps, stacked, batch)``; stacked blocks hold ``steps`` full batches as (steps, B, ...).
+
+        One gather (when shuffling) and one split per array per epoch: per-step slicing costs more than the step
+        itself for small models.
+        """
+        segments = self._segments(steps_per_execution)
+        sizes = [rows for _, _, rows in segments]
+        order = tf.constant(self._rng.permutation(self.num_samples)) if self._shuffle else None
+
+        def split(t: tf.Tensor) -> list[tf.Tensor]:
+            t = t if order is None else tf.gather(t, order)
+            return tf.split(t, sizes) if len(sizes) > 1 else [t]
+
+        structures = (self._x, self._y, self._sample_weight)
+        pieces = [None if p is None else [split(t) for t in tf.nest.flatten(p)] for p in structures]
+        bs = self.batch_size
+        for i, (steps, stacked, _) in enumerate(segments):
+            batch = []
+            for structure, leaves in zip(structures, pieces, strict=True):
+                if structure is None:
+                    batch.append(None)
+                    continue
+                chosen = [leaf[i] for leaf in leaves]
+                if stacked:
+                    chosen = [tf.reshape(t, [steps, bs, *t.shape[1:]]) for t in chosen]
+                batch.append(tf.nest.pack_sequence_as(structure, chosen))
+            yield steps, stacked, tuple(batch)
