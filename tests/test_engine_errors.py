@@ -97,3 +97,10 @@ def test_failed_step_leaves_weights_slots_and_counters_unchanged() -> None:
         np.testing.assert_array_equal(a, b)
     assert int(m._train_counter.numpy()) == counter
     m.fit(X + 1, good_y, batch_size=5, epochs=1, verbose=0)  # and the model still trains
+
+
+def test_class_weight_with_a_weighted_dataset_is_refused_under_keras() -> None:
+    dataset = tf.data.Dataset.from_tensor_slices((X, np.zeros(10, "int64"), np.ones(10, "float32"))).batch(5)
+    with pytest.raises(ValueError, match=r"class_weight and sample_weight cannot be used together"):
+        compiled(3, loss="sparse_categorical_crossentropy").fit(dataset, class_weight={0: 1.0, 1: 1.0, 2: 1.0},
+                                                                 verbose=0)

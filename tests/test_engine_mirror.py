@@ -162,3 +162,33 @@ def test_step_trace_has_every_stage_and_matches_a_tape() -> None:
     assert trace.step == 0 and int(model._train_counter.numpy()) == 1
     flat = trace.flat()
     assert "clipped_gradients/0" in flat and "optimizer_state/momentum/0" in flat and "metrics/mae" in flat
+
+
+def test_fit_validation_reaches_user_test_hooks_and_on_train_end() -> None:
+    from tfnet_train.callbacks import Callback
+
+    seen: list[str] = []
+
+    class Recorder(Callback):
+        def on_train_begin(self, logs=None):
+            seen.append("train_begin")
+
+        def on_test_begin(self, logs=None):
+            seen.append("test_begin")
+
+        def on_test_end(self, logs=None):
+            seen.append("test_end")
+
+        def on_epoch_end(self, epoch, logs=None):
+            seen.append(f"epoch_end:{sorted(logs)}")
+
+        def on_train_end(self, logs=None):
+            seen.append("train_end")
+
+    model = small_model()
+    model.compile(optimizers.SGD(0.01), "mse")
+    x, y = data(20)
+    model.fit(x, y, batch_size=5, epochs=2, verbose=0, validation_split=0.25, callbacks=[Recorder()])
+    epoch_end = "epoch_end:['loss', 'val_loss']"
+    assert seen == ["train_begin", "test_begin", "test_end", epoch_end, "test_begin", "test_end", epoch_end,
+                    "train_end"]

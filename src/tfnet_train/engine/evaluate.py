@@ -38,8 +38,11 @@ class EvaluateMixin:
         self._check_data(x, y)
         handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps, epochs=1,
                               shuffle=False, semantics=self._engine.semantics)
-        callback_list = CallbackList(callbacks, add_progbar=verbose != 0, model=self, verbose=verbose,
-                                     epochs=1, steps=handler.inferred_steps)
+        if isinstance(callbacks, CallbackList):  # fit's own list: validation reaches its on_test_* hooks
+            callback_list = callbacks
+        else:
+            callback_list = CallbackList(callbacks, add_progbar=verbose != 0, model=self, verbose=verbose,
+                                         epochs=1, steps=handler.inferred_steps)
         function = self.make_test_function()
         self.reset_metrics()
         callback_list.on_test_begin()

@@ -102,7 +102,7 @@ class FitMixin:
                                                                      validation_data):
                 val_x, val_y, val_sw, _ = validation_data
                 val_logs = self.evaluate(val_x, val_y, sample_weight=val_sw, verbose=0, return_dict=True,
-                                         batch_size=self._validation_batch_size(batch_size))
+                                         batch_size=self._validation_batch_size(batch_size), callbacks=callbacks)
                 epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
             elif validation_data is not None and state.semantics == TFNET and validation_data[3]:
                 continue  # TF.NET's dataset path skips on_epoch_end for epochs it does not validate

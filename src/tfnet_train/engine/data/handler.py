@@ -187,7 +187,8 @@ def _weight_element(
     x, y = element[0], element[1]
     weights = tf.gather(_weight_table(class_weight), _class_ids(y))
     if len(element) == 3 and keep_sample_weight:
-        weights = weights * tf.cast(tf.reshape(element[2], [-1]), tf.float32)
+        raise ValueError("class_weight and sample_weight cannot be used together (Keras 3 rule): "
+                         "the dataset already yields sample weights")
     return x, y, weights
 
 
