@@ -36,6 +36,7 @@ build TfNetTrain.Reference       src/TfNetTrain.Reference       library System.I
 build TfNetTrain.Reference.Tests tests/TfNetTrain.Reference.Tests library nunit.framework.dll TfNetTrain.Reference.dll System.IO.Compression.dll
 build TfNetTrain                 src/TfNetTrain                 library Python.Runtime.dll
 build TfNetTrain.Bench           src/TfNetTrain.Bench           exe     TfNetTrain.dll Python.Runtime.dll
+build TfNetTrain.Demo            src/TfNetTrain.Demo            exe     TfNetTrain.dll TfNetTrain.Reference.dll Python.Runtime.dll
 build TfNetTrain.Conformance     src/TfNetTrain.Conformance     exe     TfNetTrain.Reference.dll TfNetTrain.dll Python.Runtime.dll
 build TfNetTrain.Tests           tests/TfNetTrain.Tests           library nunit.framework.dll TfNetTrain.dll Python.Runtime.dll
 # Interop examples: one executable per file.
