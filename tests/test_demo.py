@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -99,3 +103,29 @@ def test_launcher_says_how_to_build_when_the_demo_is_missing(tmp_path: Path, mon
     assert demo.main(["--epochs", "1"]) == 2
     err = capsys.readouterr().err
     assert str(tmp_path / demo.DEMO_EXE) in err and "make build" in err
+
+
+def test_make_demo_entry_point_trains_compares_and_reports(dotnet_bin: Path, tmp_path: Path) -> None:
+    """`python -m tfnet_train.demo` (what `make demo` runs) with fewer epochs."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    env.setdefault(demo.DOTNET_BIN_ENV, str(dotnet_bin))
+    report_dir = tmp_path / "report"
+    proc = subprocess.run([sys.executable, "-m", "tfnet_train.demo", "--epochs", "10", "--report-dir", str(report_dir)],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    out = proc.stdout
+    assert proc.returncode == 0, f"demo exited {proc.returncode}\n{out}\n{proc.stderr[-3000:]}"
+    assert "1797 handwritten 8x8 digits from scikit-learn: 1347 for training, 450 for testing" in out
+    epochs = re.findall(r"^epoch\s+\d+/10 \[#{30}\] 43/43  loss (\S+)  accuracy (\S+)", out, re.M)
+    assert len(epochs) == 10, "the C# progress bar ends every epoch with a full bar"
+    assert float(epochs[-1][0]) < float(epochs[0][0])
+    accuracy = float(re.search(r"^test accuracy: (\S+) .* reached$", out, re.M).group(1))
+    assert accuracy >= 0.95
+    for stage in STAGES:
+        assert re.search(rf"^{stage}\s+\d+\s+\S+\s+\S+\s+pass$", out, re.M), f"no passing row for {stage}"
+    assert "verdict: PASS" in out
+    html = Path(re.search(r"^report: (\S+)$", out, re.M).group(1))
+    assert html == report_dir / "index.html" and html.is_file()
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["passed"] is True
+    assert [c["name"] for c in report["cases"]] == [demo.CASE_NAME]
+    assert re.search(r"^demo passed in [\d.]+s$", out, re.M)
