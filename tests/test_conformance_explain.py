@@ -17,7 +17,9 @@ def _case(name: str):
 def test_every_difference_names_a_stage_a_source_and_a_sentence() -> None:
     assert len({d.key for d in DIFFERENCES}) == len(DIFFERENCES)
     for d in DIFFERENCES:
-        assert d.stage in STAGES and d.source.startswith("src/TensorFlowNET.Keras/") and d.sentence.endswith(".")
+        assert d.stage in STAGES and d.sentence.endswith(".") and d.sources
+        assert all(s.startswith("src/TensorFlowNET.Keras/") for s in d.sources)
+        assert d.key_stage in (None, *STAGES)
 
 
 @pytest.mark.parametrize(("name", "expected"), [
@@ -54,7 +56,8 @@ def test_diff_reports_a_profile_that_cannot_run_the_case(implementation: str) ->
     text = result.explain()
     assert "under 'tfnet' the run did not complete: NotImplementedError: " in text
     assert "NotImplementedError: NotImplementedError" not in text and "in user code" not in text
-    assert "centered RMSprop throws NotImplementedException under tfnet." in text
+    assert "RMSprop(centered=True) throws NotImplementedException at the first update" in text
+    assert result.parting.how == "error" and [x.key for x in result.parting.reasons] == ["rmsprop_centered"]
 
 
 def test_same_profile_gives_no_divergence() -> None:
