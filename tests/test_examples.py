@@ -78,7 +78,9 @@ def test_xor_profiles_locates_the_divergence() -> None:
     assert divergence is not None, out
     assert divergence.group(2) == "clipped_gradients"
     assert 0 < int(divergence.group(1)) < 10, "the recorded steps hold the divergence, after some identical steps"
-    assert "clipnorm is ignored under tfnet" in out
+    reason = re.search(r"explained by .*clipped_gradients.*\n\s+- (.*)", out)
+    assert reason is not None, out
+    assert "clipnorm" in reason.group(1) and "OptimizerV2.cs" in reason.group(1)
 
 
 # ----- C# examples (built into dotnet/bin by dotnet/build.sh) -----------------------------------------------------
