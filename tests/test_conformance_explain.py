@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from tfnet_train.conformance.case import load
@@ -63,3 +66,60 @@ def test_diff_reports_a_profile_that_cannot_run_the_case(implementation: str) ->
 def test_same_profile_gives_no_divergence() -> None:
     result = diff_profiles(_case("keras_relu_mse_sgd_clipnorm"), "keras", "keras", "numpy")
     assert result.comparison.passed and "no divergence" in result.explain()
+
+
+# ------------------------------------------------------------------ agreement with docs/semantics.md
+
+SEMANTICS_DOC = Path(__file__).resolve().parents[1] / "docs" / "semantics.md"
+
+
+def _section(heading: str) -> str:
+    """The text under ``heading`` up to the next heading."""
+    text = SEMANTICS_DOC.read_text(encoding="utf-8").split(f"\n{heading}\n", 1)[1]
+    return re.split(r"\n#{2,3} ", text, maxsplit=1)[0]
+
+
+def _numbered_rows(section: str) -> dict[int, list[str]]:
+    """Table rows whose first cell is a number: number -> the other cells."""
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0].isdigit():
+            rows[int(cells[0])] = cells[1:]
+    return rows
+
+
+def test_differences_cite_the_tfnet_files_of_their_row() -> None:
+    table = _numbered_rows(_section("## Reproduced differences"))
+    assert sorted(table) == list(range(1, 24))
+    for d in DIFFERENCES:
+        if d.row is not None:
+            source_cell = table[d.row][3]
+            for source in d.sources:
+                assert f"`{source.removeprefix('src/TensorFlowNET.Keras/')}`" in source_cell, (d.key, source)
+
+
+def test_every_row_is_placed_in_the_conformance_section() -> None:
+    from test_conformance_profile_rows import ROWS
+
+    shown = _numbered_rows(_section("### Rows a case shows"))
+    without = _numbered_rows(_section("### Rows without a step-level case"))
+    assert not set(shown) & set(without) and sorted({*shown, *without}) == list(range(1, 24))
+    assert set(shown) == {r.row for r in ROWS}
+    for d in DIFFERENCES:
+        if d.row in shown:
+            difference, stage = shown[d.row]
+            assert f"`{d.key}`" in difference and f"`{d.stage}`" in stage, d.key
+            assert d.key_stage is None or f"`{d.key_stage}`" in stage, d.key
+        elif d.row in without:
+            assert f"`{d.key}`" in without[d.row][0], d.key
+        else:
+            assert f"`{d.key}`" in _section("### Rows a case shows"), d.key
+
+
+def test_semantics_doc_cites_tests_that_exist() -> None:
+    tests = Path(__file__).resolve().parent
+    references = set(re.findall(r"`(test_\w+\.py)::(test_\w+)", SEMANTICS_DOC.read_text(encoding="utf-8")))
+    assert len(references) > 20
+    for file, name in references:
+        assert f"def {name}(" in (tests / file).read_text(encoding="utf-8"), f"{file}::{name}"
