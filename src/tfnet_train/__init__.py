@@ -1,6 +1,22 @@
-"""tfnet-train: TensorFlow.NET's Keras training engine on TensorFlow 2.21 and Keras 3, with a C# bridge."""
+"""tfnet-train: TensorFlow.NET's Keras training engine on TensorFlow 2.21 and Keras 3, with a C# bridge.
 
-from tfnet_train.engine import STAGES, Functional, Model, Sequential, StepTrace
+The engine (and with it TensorFlow) loads on first use of ``Model``, ``Sequential``, ``Functional``, ``StepTrace``
+or ``STAGES``, so TensorFlow-free parts (the NumPy reference, the CLI's listing) start quickly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
 __all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "__version__"]
+
+_ENGINE_NAMES = {"Functional", "Model", "STAGES", "Sequential", "StepTrace"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ENGINE_NAMES:
+        from tfnet_train import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module 'tfnet_train' has no attribute {name!r}")
