@@ -57,7 +57,8 @@ namespace TfNetTrain.Conformance
                 }
                 catch (ArgumentException e)
                 {
-                    Console.Error.WriteLine("TfNetTrain.Conformance: error: " + e.Message);
+                    // The message names the argument; Mono's "Parameter name:" line would only repeat it.
+                    Console.Error.WriteLine("TfNetTrain.Conformance: error: " + e.Message.Split('\n')[0].TrimEnd());
                     return 2;
                 }
                 catch (Exception e)
