@@ -203,6 +203,8 @@ public static class RecordFromCSharp
             }
             Fail("dropout", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3), Layers.Dense(2),
                 Layers.Dropout(0.1f), Layers.Dense(1)), nx, ny, 3, 4, args[0] + "/never"));
+            Fail("l2", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3),
+                Layers.Dense(1, kernelRegularizer: Regularizers.L2(0.1f))), nx, ny, 3, 4, args[0] + "/never"));
             var used = Compiled("keras", Layers.Input(3), Layers.Dense(1, activation: "sigmoid"));
             used.TrainStep(nx, ny);
             Fail("used", () => CaseRecorder.Record(used, nx, ny, 3, 4, args[0] + "/never"));
@@ -237,8 +239,9 @@ def test_case_recorded_from_csharp_loads_in_python_and_replays(dotnet_bin: Path,
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert "recorded keras_case: 3 steps of 4" in lines and "recorded tfnet_case: 3 steps of 4" in lines
-    errors = dict(line.split(": ", 1) for line in lines if line.split(":")[0] in ("dropout", "used", "rows"))
+    errors = dict(line.split(": ", 1) for line in lines if line.split(":")[0] in ("dropout", "l2", "used", "rows"))
     assert errors["dropout"].startswith("model:") and "Dense; got Dropout" in errors["dropout"]
+    assert errors["l2"].startswith("model:") and "kernel_regularizer cannot be expressed in a case" in errors["l2"]
     assert errors["used"].startswith("model:") and "fresh (0 iterations) to start a case; got 1" in errors["used"]
     assert errors["rows"].startswith("x:") and "at least steps * batchSize = 4 * 4 = 16 rows; got 12" in errors["rows"]
     assert not (cases / "never.json").exists()

@@ -36,6 +36,12 @@ namespace TfNetTrain.Conformance
             { "SGD", OptimizerKind.Sgd }, { "Adam", OptimizerKind.Adam }, { "AdamW", OptimizerKind.AdamW }, { "RMSprop", OptimizerKind.RmsProp },
         };
 
+        // Dense settings that change training but have no place in the case schema.
+        private static readonly string[] Unsupported =
+        {
+            "kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
+        };
+
         /// <summary>
         /// Writes <c>&lt;path&gt;.json</c> and <c>.npz</c> (a trailing ".json" on <paramref name="path"/> is optional; the
         /// file name is the case name): the model's layers, loss, metrics, optimizer and semantics profile, its current
@@ -144,6 +150,16 @@ namespace TfNetTrain.Conformance
                         using (var n = layer.GetAttr("name")) layerName = n.As<string>();
                         if (!isDense.IsTrue())
                             throw new TfNetTrainArgumentException("model", "every layer must be keras.layers.Dense; got " + TypeName(layer) + " ('" + layerName + "')");
+                        foreach (string attribute in Unsupported)
+                        {
+                            if (!layer.HasAttr(attribute)) continue;
+                            using (var value = layer.GetAttr(attribute))
+                            {
+                                if (!value.IsNone())
+                                    throw new TfNetTrainArgumentException("model", "layer '" + layerName + "' " + attribute +
+                                                                                   " cannot be expressed in a case; got " + value);
+                            }
+                        }
                         string activation;
                         using (var config = layer.InvokeMethod("get_config"))
                         using (var value = config["activation"])
