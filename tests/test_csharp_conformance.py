@@ -104,14 +104,23 @@ def test_planted_divergences_are_reported_where_they_were_planted(dotnet_bin: Pa
     shape[0]["y_pred/0"] = shape[0]["y_pred/0"].reshape(-1)
     for name, traces in (("grad", grad), ("lr", lr), ("short", short), ("shape", shape)):
         _write_traces(traces, tmp_path / name)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for suffix in (".json", ".npz"):
+        shutil.copy(case.path.with_suffix(suffix), suite)
+    broken = {**case.to_json(), "name": "broken", "schema": "tfnet-train/case@0"}
+    (suite / "broken.json").write_text(json.dumps(broken))
     impl = ",".join(["engine", "csharp"] + [f"{n}={tmp_path / n}" for n in ("grad", "lr", "short", "shape")])
-    proc = run_exe(dotnet_bin, "run", "--suite", str(case.path), "--impl", impl, "--report", str(tmp_path / "report"))
+    proc = run_exe(dotnet_bin, "run", "--suite", str(suite), "--impl", impl, "--report", str(tmp_path / "report"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     doc = json.loads((tmp_path / "report" / "report.json").read_text())
-    assert doc["passed"] is False and doc["summary"] == {"cases": 1, "pass": 1, "fail": 4, "error": 0, "n/a": 0}
-    pairs = {p["a"]: p for p in doc["cases"][0]["pairs"]}
+    assert doc["passed"] is False and doc["summary"] == {"cases": 2, "pass": 1, "fail": 4, "error": 1, "n/a": 0}
+    failed_load, planted = doc["cases"]
+    assert failed_load["name"] == "broken" and failed_load["passed"] is False and failed_load["pairs"] == []
+    assert "schema" in failed_load["error"] and "tfnet-train/case@0" in failed_load["error"]
+    pairs = {p["a"]: p for p in planted["pairs"]}
     assert pairs["engine"]["verdict"] == "pass"
-    assert "1 cases, baseline csharp: 1 pass, 4 fail, 0 error, 0 n/a -> FAILED" in proc.stdout
+    assert "2 cases, baseline csharp: 1 pass, 4 fail, 1 error, 0 n/a -> FAILED" in proc.stdout
 
     d = pairs["grad"]["first_divergence"]
     assert (d["step"], d["stage"], d["key"], d["reason"], d["index"], d["position"]) == (

@@ -8,7 +8,7 @@ namespace TfNetTrain.Conformance
     {
         /// <summary>
         /// "Type: message"; a Python error keeps its Python type, and one raised inside a tf.function only its final
-        /// message line.
+        /// message line; a C# message keeps its first line.
         /// </summary>
         public static string Summary(Exception e)
         {
@@ -24,7 +24,10 @@ namespace TfNetTrain.Conformance
                 }
                 return python.PythonType + ": " + text;
             }
-            return e.GetType().Name + ": " + e.Message;
+            // Multi-line messages (a start-up failure lists every place searched) keep their first line in a table.
+            string message = e.Message ?? "";
+            int newline = message.IndexOf('\n');
+            return e.GetType().Name + ": " + (newline < 0 ? message : message.Substring(0, newline).TrimEnd());
         }
     }
 }
