@@ -47,6 +47,8 @@ class DenseSpec:
     units: int
     activation: str = "linear"
     use_bias: bool = True
+    kernel_l2: float | None = None
+    """The factor ``f`` of an L2 kernel regularizer (``f * sum(kernel**2)`` added to the loss), or None."""
 
 
 @dataclass(frozen=True)
@@ -168,8 +170,7 @@ class Case:
         doc["semantics"] = self.semantics
         doc["model"] = {
             "input_shape": [self.model.input_dim],
-            "layers": [{"type": "Dense", "units": layer.units, "activation": layer.activation,
-                        "use_bias": layer.use_bias} for layer in self.model.layers],
+            "layers": [_layer_json(layer) for layer in self.model.layers],
         }
         doc["loss"] = {"name": self.loss.name, "from_logits": self.loss.from_logits}
         doc["metrics"] = list(self.metrics)
@@ -178,6 +179,14 @@ class Case:
         doc["steps"] = self.steps
         doc["tolerance"] = {"rtol": self.tolerance.rtol, "atol": self.tolerance.atol}
         return doc
+
+
+def _layer_json(layer: DenseSpec) -> dict[str, Any]:
+    doc: dict[str, Any] = {"type": "Dense", "units": layer.units, "activation": layer.activation,
+                           "use_bias": layer.use_bias}
+    if layer.kernel_l2 is not None:
+        doc["kernel_regularizer"] = {"l2": layer.kernel_l2}
+    return doc
 
 
 # ----------------------------------------------------------------------------------------------- parsing
@@ -222,7 +231,7 @@ def _parse_model(obj: Any, case: str) -> ModelSpec:
         where = f"model.layers[{i}]"
         if not isinstance(layer, Mapping):
             raise _fail(case, where, "an object", layer)
-        _check_keys(layer, {"type", "units", "activation", "use_bias"}, case, where + ".")
+        _check_keys(layer, {"type", "units", "activation", "use_bias", "kernel_regularizer"}, case, where + ".")
         if layer.get("type") != "Dense":
             raise _fail(case, where + ".type", "'Dense'", layer.get("type"))
         units = _require(layer, "units", case, where + ".")
@@ -234,8 +243,21 @@ def _parse_model(obj: Any, case: str) -> ModelSpec:
         use_bias = layer.get("use_bias", True)
         if not isinstance(use_bias, bool):
             raise _fail(case, where + ".use_bias", "a bool", use_bias)
-        parsed.append(DenseSpec(units=units, activation=activation, use_bias=use_bias))
+        kernel_l2 = _parse_regularizer(layer.get("kernel_regularizer"), case, where + ".kernel_regularizer")
+        parsed.append(DenseSpec(units=units, activation=activation, use_bias=use_bias, kernel_l2=kernel_l2))
     return ModelSpec(input_dim=shape[0], layers=tuple(parsed))
+
+
+def _parse_regularizer(obj: Any, case: str, where: str) -> float | None:
+    """``null`` or ``{"l2": f}`` with a number f >= 0; returns f (None for null)."""
+    if obj is None:
+        return None
+    if not isinstance(obj, Mapping) or set(obj) != {"l2"}:
+        raise _fail(case, where, 'null or an object {"l2": number >= 0}', obj)
+    factor = obj["l2"]
+    if not _is_number(factor) or factor < 0:
+        raise _fail(case, where + ".l2", "a number >= 0", factor)
+    return float(factor)
 
 
 def _parse_loss(obj: Any, case: str) -> LossSpec:

@@ -74,6 +74,13 @@ DIFFERENCES: tuple[ProfileDifference, ...] = (
     _clipping("clipvalue"),
     _clipping("global_clipnorm"),
     ProfileDifference(
+        "regularization", 2, "loss",
+        "Regularization losses are not part of the training loss under tfnet: TF.NET's training step computes "
+        "the compiled loss alone, so a kernel regularizer's L2 term (f * sum(kernel**2)) is neither in the loss "
+        "nor in the kernel's gradient.",
+        _keras("Engine/LossesContainer.cs", "Engine/Model.Train.cs"),
+        lambda c: any(layer.kernel_l2 for layer in c.model.layers)),
+    ProfileDifference(
         "sample_weight_broadcast", 11, "loss",
         "Sample weights scale each batch's loss by their mean under tfnet: Expand1d turns the weights (B,) "
         "into (B, 1), the weighted loss multiplies them with the (B,) per-sample losses without squeezing, a "

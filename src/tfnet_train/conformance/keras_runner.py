@@ -47,7 +47,9 @@ def keras_layers(case: Case) -> list[Any]:
 
     layers: list[Any] = [keras.Input((case.model.input_dim,))]
     for spec in case.model.layers:
-        layers.append(keras.layers.Dense(spec.units, activation=spec.activation, use_bias=spec.use_bias))
+        regularizer = None if spec.kernel_l2 is None else keras.regularizers.L2(spec.kernel_l2)
+        layers.append(keras.layers.Dense(spec.units, activation=spec.activation, use_bias=spec.use_bias,
+                                         kernel_regularizer=regularizer))
     return layers
 
 

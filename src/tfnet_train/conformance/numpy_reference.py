@@ -18,6 +18,7 @@ from tfnet_train.conformance.numpy_losses import compute_loss
 from tfnet_train.conformance.numpy_metrics import CompiledMetrics
 from tfnet_train.conformance.numpy_network import backward, forward
 from tfnet_train.conformance.numpy_optimizers import clip_gradients, make_optimizer
+from tfnet_train.conformance.numpy_regularizers import add_regularization
 from tfnet_train.engine.trace import StepTrace
 
 
@@ -51,10 +52,11 @@ class NumpyTrainer:
         fwd = forward(case.model, self.weights, x)
         loss = compute_loss(case.loss, case.semantics, y, fwd, case.model.layers[-1].activation, sw)
         gradients = backward(case.model, self.weights, fwd, loss.grad, loss.wrt_logits)
+        loss_value, gradients = add_regularization(case.model, case.semantics, self.weights, loss.value, gradients)
         aggregated = [g.copy() for g in gradients]  # one device: aggregation is the identity
         clipped = clip_gradients(case.optimizer, aggregated, case.semantics)
         self.weights = self.optimizer.apply(clipped, self.weights)
-        self.metrics.update(loss.value, x.shape[0], y, fwd.y_pred)
+        self.metrics.update(loss_value, x.shape[0], y, fwd.y_pred)
         self.next_step += 1
         inputs = {"x": [x], "y": [y]}
         if sw is not None:
@@ -63,7 +65,7 @@ class NumpyTrainer:
             step=step,
             inputs=inputs,
             y_pred=[fwd.y_pred],
-            loss=float(loss.value),
+            loss=float(loss_value),
             gradients=gradients,
             aggregated_gradients=aggregated,
             clipped_gradients=clipped,

@@ -51,6 +51,7 @@ class Recipe:
     steps: int = STEPS
     batch_size: int = BATCH_SIZE
     options: dict[str, Any] = field(default_factory=dict)
+    kernel_l2: dict[int, float] = field(default_factory=dict)  # layer index -> L2 kernel regularizer factor
 
 
 def _recipe(name: str, description: str, layers: tuple, loss: str, optimizer: dict, **kw: Any) -> Recipe:
@@ -151,6 +152,11 @@ RECIPES: tuple[Recipe, ...] = (
     _recipe("tfnet_relu_scce_sgd_momentum_1d_labels", "tfnet: rank-1 labels (expand_1d), SGD momentum",
        RELU_SOFTMAX_3, "sparse_categorical_crossentropy", {"name": "sgd", "learning_rate": 0.1, "momentum": 0.9},
        semantics="tfnet", target="labels_int32", metrics=("accuracy",)),
+    # ---- L2 kernel regularizers: in the training loss under keras, left out under tfnet
+    _recipe("keras_tanh_mse_sgd_l2", "L2 kernel regularizers on both layers, MSE, SGD", TANH_2, "mse",
+       {"name": "sgd", "learning_rate": 0.05}, kernel_l2={0: 0.01, 1: 0.05}, metrics=("mae",)),
+    _recipe("tfnet_tanh_mse_sgd_l2", "tfnet: L2 kernel regularizers left out of the training loss", TANH_2, "mse",
+       {"name": "sgd", "learning_rate": 0.05}, semantics="tfnet", kernel_l2={0: 0.01, 1: 0.05}, metrics=("mae",)),
 )
 
 
@@ -159,8 +165,9 @@ def _rng(name: str) -> np.random.Generator:
 
 
 def _spec(recipe: Recipe) -> Case:
-    layers = tuple(DenseSpec(units=row[0], activation=row[1], use_bias=row[2] if len(row) > 2 else True)
-                   for row in recipe.layers)
+    layers = tuple(DenseSpec(units=row[0], activation=row[1], use_bias=row[2] if len(row) > 2 else True,
+                             kernel_l2=recipe.kernel_l2.get(i))
+                   for i, row in enumerate(recipe.layers))
     return Case(
         name=recipe.name, description=recipe.description, semantics=recipe.semantics,
         model=ModelSpec(input_dim=INPUT_DIM, layers=layers),
