@@ -120,7 +120,7 @@ namespace TfNetTrain.Reference.Tests
 
         [TestCase("\"steps\": 2", "\"steps\": 2, \"epochs\": 1", "epochs")]
         [TestCase("\"learning_rate\": 0.1", "\"learning_rate\": 0.1, \"beta_1\": 0.9", "optimizer.beta_1")]
-        [TestCase("\"use_bias\": true", "\"use_bias\": true, \"kernel_regularizer\": \"l2\"", "model.layers[0].kernel_regularizer")]
+        [TestCase("\"use_bias\": true", "\"use_bias\": true, \"bias_regularizer\": \"l2\"", "model.layers[0].bias_regularizer")]
         [TestCase("\"from_logits\": false", "\"from_logits\": false, \"reduction\": \"sum\"", "loss.reduction")]
         public void UnknownFieldIsNamed(string original, string replacement, string field)
         {

@@ -143,14 +143,29 @@ namespace TfNetTrain.Reference
             for (int i = 0; i < layers.Items.Count; i++)
             {
                 var layer = new FieldReader(layers.Items[i], "model.layers[" + i + "]");
-                layer.RejectUnknown(new[] { "type", "units", "activation", "use_bias" });
+                layer.RejectUnknown(new[] { "type", "units", "activation", "use_bias", "kernel_regularizer" });
                 string type = layer.RequiredString("type");
                 if (type != "Dense") throw new CaseFormatException(layer.PathOf("type"), "\"Dense\"", "string \"" + type + "\"");
                 int units = layer.RequiredInt("units", 1);
                 var activation = layer.RequiredEnum<Activation>("activation", CaseNames.AllActivations, CaseNames.TryParse);
                 bool useBias = layer.OptionalBool("use_bias", true);
-                result.Layers.Add(new LayerSpec(units, activation, useBias));
+                double? kernelL2 = ParseRegularizer(layer, "kernel_regularizer");
+                result.Layers.Add(new LayerSpec(units, activation, useBias, kernelL2));
             }
+        }
+
+        /// <summary>Absent or null: no regularizer; otherwise exactly <c>{"l2": f}</c> with f &gt;= 0.</summary>
+        private static double? ParseRegularizer(FieldReader layer, string key)
+        {
+            if (!layer.Has(key)) return null;
+            JsonValue value = layer.OptionalNullable(key);
+            if (value == null) return null;
+            const string expected = "null or an object {\"l2\": number >= 0}";
+            if (value.Kind != JsonKind.Object) throw new CaseFormatException(layer.PathOf(key), expected, value.Describe());
+            var regularizer = new FieldReader(value, layer.PathOf(key));
+            regularizer.RejectUnknown(new[] { "l2" });
+            if (!regularizer.Has("l2")) throw new CaseFormatException(regularizer.PathOf("l2"), "a number >= 0", "missing");
+            return regularizer.OptionalNumber("l2", 0, 0, double.PositiveInfinity, false, false);
         }
 
         private static LossSpec ParseLoss(FieldReader loss)

@@ -79,6 +79,15 @@ namespace TfNetTrain.Reference
             return x;
         }
 
+        /// <summary>The member's value, or null when it is absent or JSON null.</summary>
+        public JsonValue OptionalNullable(string key)
+        {
+            JsonValue value;
+            _read.Add(key);
+            if (!_object.TryGet(key, out value) || value.Kind == JsonKind.Null) return null;
+            return value;
+        }
+
         /// <summary>A positive number or null (= off); absent also means off.</summary>
         public double? OptionalPositiveOrNull(string key)
         {

@@ -3,10 +3,11 @@ using System.Collections.Generic;
 
 namespace TfNetTrain.Reference
 {
-    /// <summary>The model and compiled loss of a case: forward pass, loss and analytic gradients for one batch.</summary>
+    /// <summary>The model and compiled loss of a case: forward pass, loss (with L2 kernel penalties under keras) and analytic gradients for one batch.</summary>
     public sealed class TrainingObjective
     {
         private readonly LossSpec _loss;
+        private readonly IList<LayerSpec> _layers;
         private readonly Semantics _semantics;
         private readonly Numerics _n;
 
@@ -15,6 +16,7 @@ namespace TfNetTrain.Reference
         {
             _loss = loss ?? throw new ArgumentNullException(nameof(loss));
             _semantics = semantics;
+            _layers = layers;
             _n = numerics ?? throw new ArgumentNullException(nameof(numerics));
             Network = new DenseNetwork(inputSize, layers, numerics);
         }
@@ -32,7 +34,8 @@ namespace TfNetTrain.Reference
             ForwardPass pass = Network.Forward(weights, x);
             LossResult loss = LossFunctions.Compute(_loss, _semantics, Network.OutputActivation, pass, y, sampleWeight, _n);
             IList<Tensor> gradients = Network.Backward(weights, pass, loss.Gradient, loss.GradientIsForLogits);
-            return new ObjectiveResult(pass.Output, loss.Value, gradients);
+            double total = KernelRegularization.Apply(_layers, _semantics, weights, loss.Value, gradients, _n);
+            return new ObjectiveResult(pass.Output, total, gradients);
         }
     }
 }
