@@ -100,12 +100,13 @@ def test_differences_cite_the_tfnet_files_of_their_row() -> None:
 
 
 def test_every_row_is_placed_in_the_conformance_section() -> None:
+    from test_conformance_case_extensions import SHOWN_ROWS
     from test_conformance_profile_rows import ROWS
 
     shown = _numbered_rows(_section("### Rows a case shows"))
     without = _numbered_rows(_section("### Rows without a step-level case"))
     assert not set(shown) & set(without) and sorted({*shown, *without}) == list(range(1, 24))
-    assert set(shown) == {r.row for r in ROWS}
+    assert set(shown) == {r.row for r in ROWS} | set(SHOWN_ROWS)
     for d in DIFFERENCES:
         if d.row in shown:
             difference, stage = shown[d.row]
