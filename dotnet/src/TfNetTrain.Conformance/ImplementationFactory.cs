@@ -27,11 +27,11 @@ namespace TfNetTrain.Conformance
                     throw new ArgumentException("implementation: expected NAME=PATH with a non-empty NAME, got '" + spec + "'", nameof(spec));
                 return new TraceFileImplementation(name, spec.Substring(eq + 1));
             }
-            if (spec == EngineImplementation.DefaultName) return new EngineImplementation(() => python.Runtime);
+            if (spec == EngineImplementation.DefaultName) return new EngineImplementation(() => python.Start());
             if (spec == CSharpReferenceImplementation.DefaultName) return new CSharpReferenceImplementation();
             foreach (string name in PythonNames)
             {
-                if (spec == name) return new PythonRunnerImplementation(name, () => python.Runtime);
+                if (spec == name) return new PythonRunnerImplementation(name, () => python.Start());
             }
             throw new ArgumentException("implementation must be one of engine, csharp, numpy, keras or NAME=PATH (recorded traces), got '" +
                                         spec + "'", nameof(spec));

@@ -78,7 +78,7 @@ namespace TfNetTrain.Conformance
             var implementations = options.Implementations.Select(spec => ImplementationFactory.Create(spec, python)).ToList();
             var runner = new SuiteRunner(implementations, options.Baseline)
             {
-                DefaultTolerance = () => CaseTolerance.FromPython(python.Runtime),
+                DefaultTolerance = () => CaseTolerance.FromPython(python.Start()),
             };
             string suite = ResolveSuite(options.Suite, python);
             List<string> paths = SuiteFiles.CasePaths(suite, options.CasePattern);
@@ -109,7 +109,7 @@ namespace TfNetTrain.Conformance
 
         private static string ResolveSuite(string suite, PythonSession python)
         {
-            return suite == SuiteFiles.DefaultSuite ? SuiteFiles.DefaultSuiteFolder(python.Runtime) : suite;
+            return suite == SuiteFiles.DefaultSuite ? SuiteFiles.DefaultSuiteFolder(python.Start()) : suite;
         }
     }
 }

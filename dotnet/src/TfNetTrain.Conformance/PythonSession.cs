@@ -15,26 +15,23 @@ namespace TfNetTrain.Conformance
         /// <summary>True once the runtime is running.</summary>
         public bool IsStarted => _runtime != null;
 
-        /// <summary>The running runtime, started when needed.</summary>
-        public PythonRuntime Runtime
+        /// <summary>The running runtime: the one already running, or one started now (once).</summary>
+        public PythonRuntime Start()
         {
-            get
+            if (_runtime != null) return _runtime;
+            PythonRuntime current = PythonRuntime.Current;
+            if (current != null)
             {
-                if (_runtime != null) return _runtime;
-                PythonRuntime current = PythonRuntime.Current;
-                if (current != null)
-                {
-                    _runtime = current;
-                    return current;
-                }
-                if (Environment.GetEnvironmentVariable("TF_CPP_MIN_LOG_LEVEL") == null)
-                    Environment.SetEnvironmentVariable("TF_CPP_MIN_LOG_LEVEL", "3");
-                _runtime = PythonRuntime.Start();
-                _owned = true;
-                // Retracing notices are not results.
-                _runtime.Run(() => PythonEngine.Exec("import logging\nlogging.getLogger('tensorflow').setLevel(logging.ERROR)"));
-                return _runtime;
+                _runtime = current;
+                return current;
             }
+            if (Environment.GetEnvironmentVariable("TF_CPP_MIN_LOG_LEVEL") == null)
+                Environment.SetEnvironmentVariable("TF_CPP_MIN_LOG_LEVEL", "3");
+            _runtime = PythonRuntime.Start();
+            _owned = true;
+            // Retracing notices are not results.
+            _runtime.Run(() => PythonEngine.Exec("import logging\nlogging.getLogger('tensorflow').setLevel(logging.ERROR)"));
+            return _runtime;
         }
 
         /// <summary>Shuts the runtime down if this session started it.</summary>
