@@ -212,8 +212,14 @@ public static class RecordFromCSharp
             }
             Fail("dropout", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3), Layers.Dense(2),
                 Layers.Dropout(0.1f), Layers.Dense(1)), nx, ny, 3, 4, args[0] + "/never"));
-            Fail("l2", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3),
-                Layers.Dense(1, kernelRegularizer: Regularizers.L2(0.1f))), nx, ny, 3, 4, args[0] + "/never"));
+            var l2 = Compiled("keras", Layers.Input(3),
+                              Layers.Dense(4, activation: "relu", kernelRegularizer: Regularizers.L2(0.05f)),
+                              Layers.Dense(1, activation: "sigmoid"));
+            Console.WriteLine("recorded " + CaseRecorder.Record(l2, nx, ny, 2, 6, args[0] + "/l2_case").Name);
+            Fail("l1", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3),
+                Layers.Dense(1, kernelRegularizer: Regularizers.L1(0.1f))), nx, ny, 3, 4, args[0] + "/never"));
+            Fail("bias", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3),
+                Layers.Dense(1, biasRegularizer: Regularizers.L2(0.1f))), nx, ny, 3, 4, args[0] + "/never"));
             var used = Compiled("keras", Layers.Input(3), Layers.Dense(1, activation: "sigmoid"));
             used.TrainStep(nx, ny);
             Fail("used", () => CaseRecorder.Record(used, nx, ny, 3, 4, args[0] + "/never"));
@@ -248,12 +254,21 @@ def test_case_recorded_from_csharp_loads_in_python_and_replays(dotnet_bin: Path,
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert "recorded keras_case: 3 steps of 4" in lines and "recorded tfnet_case: 3 steps of 4" in lines
-    errors = dict(line.split(": ", 1) for line in lines if line.split(":")[0] in ("dropout", "l2", "used", "rows"))
+    refused = ("dropout", "l1", "bias", "used", "rows")
+    errors = dict(line.split(": ", 1) for line in lines if line.split(":")[0] in refused)
+    assert "recorded l2_case" in lines and set(errors) == set(refused)
     assert errors["dropout"].startswith("model:") and "Dense; got Dropout" in errors["dropout"]
-    assert errors["l2"].startswith("model:") and "kernel_regularizer cannot be expressed in a case" in errors["l2"]
+    assert errors["l1"].startswith("model:") and "kernel_regularizer must be an L2 regularizer" in errors["l1"]
+    assert errors["bias"].startswith("model:") and "bias_regularizer cannot be expressed in a case" in errors["bias"]
     assert errors["used"].startswith("model:") and "fresh (0 iterations) to start a case; got 1" in errors["used"]
     assert errors["rows"].startswith("x:") and "at least steps * batchSize = 4 * 4 = 16 rows; got 12" in errors["rows"]
     assert not (cases / "never.json").exists()
+
+    regularized = load(cases / "l2_case.json")
+    assert [layer.kernel_l2 for layer in regularized.model.layers] == [0.05, None]
+    assert (regularized.steps, regularized.batch_size) == (2, 6)
+    result = run_suite(regularized.path, ["engine", "numpy"])
+    assert result.passed, result.cases[0].pairs[0].message
 
     i = np.arange(12)[:, None]
     x = np.cos(i + 0.5 * np.arange(3)).astype(np.float32)

@@ -36,10 +36,10 @@ namespace TfNetTrain.Conformance
             { "SGD", OptimizerKind.Sgd }, { "Adam", OptimizerKind.Adam }, { "AdamW", OptimizerKind.AdamW }, { "RMSprop", OptimizerKind.RmsProp },
         };
 
-        // Dense settings that change training but have no place in the case schema.
+        // Dense settings that change training but have no place in the case schema (an L2 kernel regularizer has).
         private static readonly string[] Unsupported =
         {
-            "kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
+            "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
         };
 
         /// <summary>
@@ -180,17 +180,34 @@ namespace TfNetTrain.Conformance
                         }
                         using (var units = layer.GetAttr("units"))
                         {
-                            layers.Add(new JsonObject
+                            var spec = new JsonObject
                             {
                                 { "type", "Dense" }, { "units", units.As<int>() }, { "activation", activation },
                                 { "use_bias", Truthy(builtins, layer, "use_bias") },
-                            });
+                            };
+                            double? l2 = KernelL2(layer, layerName);
+                            if (l2.HasValue) spec.Add("kernel_regularizer", new JsonObject { { "l2", l2.Value } });
+                            layers.Add(spec);
                         }
                     }
                 }
             }
             if (layers.Count == 0) throw new TfNetTrainArgumentException("model", "must hold at least one Dense layer; got none");
             return new JsonObject { { "input_shape", new[] { inputSize } }, { "layers", layers } };
+        }
+
+        // The factor of an L2 kernel regularizer (keras.regularizers.L2), null without one; other kinds are refused.
+        private static double? KernelL2(PyObject layer, string layerName)
+        {
+            if (!layer.HasAttr("kernel_regularizer")) return null;
+            using (var regularizer = layer.GetAttr("kernel_regularizer"))
+            {
+                if (regularizer.IsNone()) return null;
+                if (TypeName(regularizer) != "L2" || !regularizer.HasAttr("l2"))
+                    throw new TfNetTrainArgumentException("model", "layer '" + layerName + "' kernel_regularizer must be an L2 regularizer " +
+                                                                   "for a case; got " + regularizer);
+                using (var factor = regularizer.GetAttr("l2")) return factor.As<double>();
+            }
         }
 
         private static JsonObject DescribeLoss(PyObject builtins, PyObject model)

@@ -20,12 +20,7 @@ namespace TfNetTrain.Conformance
             doc.Add("model", new JsonObject
             {
                 { "input_shape", new[] { c.InputSize } },
-                {
-                    "layers", c.Layers.Select(l => new JsonObject
-                    {
-                        { "type", "Dense" }, { "units", l.Units }, { "activation", CaseNames.Of(l.Activation) }, { "use_bias", l.UseBias },
-                    }).ToList()
-                },
+                { "layers", c.Layers.Select(LayerJson).ToList() },
             });
             doc.Add("loss", new JsonObject { { "name", CaseNames.Of(c.Loss.Kind) }, { "from_logits", c.Loss.FromLogits } });
             doc.Add("metrics", c.Metrics.ToList());
@@ -41,6 +36,16 @@ namespace TfNetTrain.Conformance
                 if (c.Atol.HasValue) tolerance.Add("atol", c.Atol.Value);
                 doc.Add("tolerance", tolerance);
             }
+            return doc;
+        }
+
+        private static JsonObject LayerJson(Reference.LayerSpec layer)
+        {
+            var doc = new JsonObject
+            {
+                { "type", "Dense" }, { "units", layer.Units }, { "activation", CaseNames.Of(layer.Activation) }, { "use_bias", layer.UseBias },
+            };
+            if (layer.KernelL2.HasValue) doc.Add("kernel_regularizer", new JsonObject { { "l2", layer.KernelL2.Value } });
             return doc;
         }
 

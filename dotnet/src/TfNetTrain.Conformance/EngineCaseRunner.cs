@@ -7,7 +7,7 @@ namespace TfNetTrain.Conformance
 {
     /// <summary>
     /// Runs a conformance case with the Python engine through the bridge API: a Sequential of Dense layers built from
-    /// the case's spec, compiled with its optimizer, loss, metrics and semantics profile, given its initial weights,
+    /// the case's spec (with their L2 kernel regularizers), compiled with its optimizer, loss, metrics and semantics profile, given its initial weights,
     /// then <see cref="Model.TrainStepTraced"/> once per step on rows <c>[i*batch_size, (i+1)*batch_size)</c>.
     /// Needs a running <see cref="PythonRuntime"/>.
     /// </summary>
@@ -20,7 +20,10 @@ namespace TfNetTrain.Conformance
             conformanceCase.Validate();
             var layers = new List<LayerSpec> { Layers.Input(conformanceCase.InputSize) };
             foreach (Reference.LayerSpec layer in conformanceCase.Layers)
-                layers.Add(Layers.Dense(layer.Units, activation: CaseNames.Of(layer.Activation), useBias: layer.UseBias));
+            {
+                layers.Add(Layers.Dense(layer.Units, activation: CaseNames.Of(layer.Activation), useBias: layer.UseBias,
+                                        kernelRegularizer: KernelRegularizer(layer)));
+            }
             Model model = Keras.Sequential(layers);
             try
             {
@@ -82,6 +85,21 @@ namespace TfNetTrain.Conformance
                 case LossKind.SparseCategoricalCrossentropy: return Losses.Create("SparseCategoricalCrossentropy", FromLogits(spec));
                 default: throw new ArgumentOutOfRangeException(nameof(spec), spec.Kind, "unknown loss");
             }
+        }
+
+        /// <summary>
+        /// The Keras config of a layer's L2 kernel regularizer (the factor passed as the double the case states), or
+        /// null when the layer has none.
+        /// </summary>
+        public static IDictionary<string, object> KernelRegularizer(Reference.LayerSpec layer)
+        {
+            if (layer == null) throw new ArgumentNullException(nameof(layer));
+            if (!layer.KernelL2.HasValue) return null;
+            return new Dictionary<string, object>
+            {
+                { "class_name", "L2" },
+                { "config", new Dictionary<string, object> { { "l2", layer.KernelL2.Value } } },
+            };
         }
 
         private static Dictionary<string, object> FromLogits(Reference.LossSpec spec)
