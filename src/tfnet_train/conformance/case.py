@@ -19,6 +19,20 @@ SEMANTICS = ("keras", "tfnet")
 ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid", "softmax")
 LOSSES = ("mse", "mae", "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy")
 METRICS = ("accuracy", "acc", "mae", "mse", "mape")
+# Loss strings a string-compiled case may name that Keras 3 resolves to a loss the references implement.
+KERAS_LOSS_STRINGS = {"mse": "mse", "MSE": "mse", "mean_squared_error": "mse", "mae": "mae", "MAE": "mae",
+                      "mean_absolute_error": "mae"}
+# Every other loss identifier Keras 3 knows (keras.losses.get): a string-compiled case may not name these
+# (case-insensitively), since Keras would train a loss the references do not implement.
+KERAS_OTHER_LOSS_STRINGS = frozenset(s.lower() for s in (
+    "BCE", "BinaryCrossentropy", "BinaryFocalCrossentropy", "CTC", "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy", "CategoricalHinge", "Circle", "CosineSimilarity", "Dice", "Hinge", "Huber",
+    "KLD", "KLDivergence", "LogCosh", "Loss", "LossFunctionWrapper", "MAPE", "MeanAbsoluteError",
+    "MeanAbsolutePercentageError", "MeanSquaredError", "MeanSquaredLogarithmicError", "MSLE", "Poisson",
+    "SparseCategoricalCrossentropy", "SquaredHinge", "Tversky", "binary_crossentropy", "binary_focal_crossentropy",
+    "categorical_crossentropy", "categorical_focal_crossentropy", "categorical_hinge", "circle", "cosine_similarity",
+    "dice", "kl_divergence", "log_cosh", "mean_absolute_percentage_error", "mean_squared_logarithmic_error",
+    "sparse_categorical_crossentropy", "squared_hinge", "tversky", "mae", "mse"))
 CLIP_KEYS = ("clipnorm", "clipvalue", "global_clipnorm")
 _CLIP_DEFAULTS = {key: None for key in CLIP_KEYS}
 # Keras 3 constructor defaults per optimizer (clipping off).
@@ -76,8 +90,27 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class LossSpec:
-    name: str
+    """The compiled loss. ``as_string``: the case compiles with the string ``name`` (None: ``loss=None``)
+    instead of a loss object, and each profile resolves it (:meth:`resolve`)."""
+
+    name: str | None
     from_logits: bool = False
+    as_string: bool = False
+
+    def resolve(self, semantics: str) -> LossSpec:
+        """The loss object the profile computes. A string under ``tfnet`` is MSE unless it is exactly "mse" or
+        "mae" (None too: docs/semantics.md rows 9, 10); under ``keras`` it is the loss Keras 3 names so, and an
+        unknown string or None is a ValueError, as in Keras 3."""
+        if not self.as_string:
+            return self
+        if semantics == "tfnet":
+            return LossSpec(self.name if self.name in ("mse", "mae") else "mse")
+        if self.name is None:
+            raise ValueError("loss: None was compiled, so there is no loss to compute (Keras 3 raises at the "
+                             "first step: No loss to compute)")
+        if self.name not in KERAS_LOSS_STRINGS:
+            raise ValueError(f"loss: Keras 3 could not interpret loss identifier {self.name!r}")
+        return LossSpec(KERAS_LOSS_STRINGS[self.name])
 
 
 @dataclass(frozen=True)
@@ -173,6 +206,8 @@ class Case:
             "layers": [_layer_json(layer) for layer in self.model.layers],
         }
         doc["loss"] = {"name": self.loss.name, "from_logits": self.loss.from_logits}
+        if self.loss.as_string:
+            doc["loss"]["as_string"] = True
         doc["metrics"] = list(self.metrics)
         doc["optimizer"] = {"name": self.optimizer.name, **dict(self.optimizer.params)}
         doc["batch_size"] = self.batch_size
@@ -263,14 +298,34 @@ def _parse_regularizer(obj: Any, case: str, where: str) -> float | None:
 def _parse_loss(obj: Any, case: str) -> LossSpec:
     if not isinstance(obj, Mapping):
         raise _fail(case, "loss", "an object", obj)
-    _check_keys(obj, {"name", "from_logits"}, case, "loss.")
+    _check_keys(obj, {"name", "from_logits", "as_string"}, case, "loss.")
     name = _require(obj, "name", case, "loss.")
-    if name not in LOSSES:
-        raise _fail(case, "loss.name", f"one of {LOSSES}", name)
+    as_string = obj.get("as_string", False)
+    if not isinstance(as_string, bool):
+        raise _fail(case, "loss.as_string", "a bool", as_string)
     from_logits = obj.get("from_logits", False)
     if not isinstance(from_logits, bool):
         raise _fail(case, "loss.from_logits", "a bool", from_logits)
-    return LossSpec(name=name, from_logits=from_logits)
+    if as_string:
+        _check_loss_string(name, case)
+        if from_logits:
+            raise _fail(case, "loss.from_logits", "false when loss.as_string is true (a string carries no "
+                        "from_logits)", from_logits)
+    elif name not in LOSSES:
+        raise _fail(case, "loss.name", f"one of {LOSSES}", name)
+    return LossSpec(name=name, from_logits=from_logits, as_string=as_string)
+
+
+def _check_loss_string(name: Any, case: str) -> None:
+    """A string-compiled loss: null, a Keras 3 name of MSE or MAE, or a name Keras 3 does not know."""
+    expected = (f"null, one of {tuple(KERAS_LOSS_STRINGS)} or a name Keras 3 does not know (case-insensitively) "
+                "when loss.as_string is true")
+    if name is None:
+        return
+    if not isinstance(name, str) or not name:
+        raise _fail(case, "loss.name", expected, name)
+    if name not in KERAS_LOSS_STRINGS and name.lower() in KERAS_OTHER_LOSS_STRINGS:
+        raise _fail(case, "loss.name", expected, name)
 
 
 def _parse_optimizer(obj: Any, case: str) -> OptimizerSpec:

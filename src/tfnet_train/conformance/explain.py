@@ -4,7 +4,7 @@
 0.15) that a case can show: the row of docs/semantics.md it comes from, the stage where the two profiles'
 values first part, a sentence, the TensorFlow.NET source files, and a predicate saying whether it applies to
 a case. A difference may also change which trace keys a profile records (``key_stage``: a slot or a log only
-one profile has) or make the tfnet run raise instead of training (``raises``).
+one profile has) or make one profile's run raise instead of training (``raises``, ``raises_under``).
 
 The profiles *part* where the first of these shows: a value beyond the case's tolerance (the comparison's
 first divergence), a trace key only one profile records (keys are the same at every step, so they count at
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tfnet_train.conformance.case import Case
+from tfnet_train.conformance.case import KERAS_LOSS_STRINGS, Case
 from tfnet_train.conformance.compare import Comparison, compare_traces, ordered_keys, stage_of
 from tfnet_train.conformance.runner import ImplementationRun, run_implementation
 from tfnet_train.engine.trace import STAGES
@@ -39,10 +39,10 @@ class ProfileDifference:
     """One documented keras/tfnet difference.
 
     ``row``: its row in docs/semantics.md (None: a rounding-level difference the table does not list).
-    ``stage``: where the two profiles' values first part (for ``raises``, where the tfnet run raises).
+    ``stage``: where the two profiles' values first part (for ``raises``, where that run raises).
     ``sources``: the TensorFlow.NET files, relative to the repository root.
     ``key_stage``: the stage whose trace keys differ between the profiles, if any.
-    ``raises``: the tfnet run raises instead of training.
+    ``raises``: the run under profile ``raises_under`` raises instead of training.
     """
 
     key: str
@@ -53,11 +53,19 @@ class ProfileDifference:
     applies: Callable[[Case], bool]
     key_stage: str | None = None
     raises: bool = False
+    raises_under: str = "tfnet"
 
     def cite(self) -> str:
         """``[SciSharp/TensorFlow.NET: files; docs/semantics.md row n]``."""
         row = f"; {SEMANTICS_DOC} row {self.row}" if self.row is not None else ""
         return f"[{TFNET_ROOT}{', '.join(self.sources)}{row}]"
+
+
+def _loss_string(case: Case) -> str | None:
+    """The loss string of a string-compiled case ('' for loss=None); None when the loss is an object."""
+    if not case.loss.as_string:
+        return None
+    return case.loss.name or ""
 
 
 def _clipping(argument: str) -> ProfileDifference:
@@ -80,6 +88,25 @@ DIFFERENCES: tuple[ProfileDifference, ...] = (
         "nor in the kernel's gradient.",
         _keras("Engine/LossesContainer.cs", "Engine/Model.Train.cs"),
         lambda c: any(layer.kernel_l2 for layer in c.model.layers)),
+    ProfileDifference(
+        "loss_string", 9, "loss",
+        "TF.NET's string compile knows exactly 'mse' and 'mae' (case-sensitive): any other loss string is "
+        "MSE under tfnet, where Keras 3 computes the loss it names (here MAE).",
+        _keras("Engine/Model.Compile.cs"),
+        lambda c: _loss_string(c) not in (None, "", "mse", "mae") and KERAS_LOSS_STRINGS.get(c.loss.name) == "mae"),
+    ProfileDifference(
+        "loss_string_unknown", 9, "loss",
+        "TF.NET's string compile falls back to MSE for a loss string it does not know; Keras 3 cannot "
+        "interpret the string and raises a ValueError, so the keras run does not train.",
+        _keras("Engine/Model.Compile.cs"),
+        lambda c: _loss_string(c) not in (None, "") and c.loss.name not in KERAS_LOSS_STRINGS,
+        raises=True, raises_under="keras"),
+    ProfileDifference(
+        "loss_none", 10, "loss",
+        "loss=None compiles MSE under tfnet; Keras 3 has no loss to compute and raises a ValueError at the "
+        "first step, so the keras run does not train.",
+        _keras("Engine/Model.Compile.cs"),
+        lambda c: _loss_string(c) == "", raises=True, raises_under="keras"),
     ProfileDifference(
         "sample_weight_broadcast", 11, "loss",
         "Sample weights scale each batch's loss by their mean under tfnet: Expand1d turns the weights (B,) "
@@ -207,10 +234,11 @@ class ProfileDiff:
 
     @property
     def raising(self) -> list[ProfileDifference]:
-        """Applicable differences that make the tfnet run raise, when exactly that run failed."""
-        if self._failed() != ["tfnet"] or self.a == self.b:
+        """Applicable differences that make one profile's run raise, when exactly that run failed."""
+        failed = self._failed()
+        if len(failed) != 1 or self.a == self.b:
             return []
-        return [x for x in self.differences if x.raises]
+        return [x for x in self.differences if x.raises and x.raises_under == failed[0]]
 
     @property
     def parting(self) -> Parting | None:
@@ -270,8 +298,8 @@ class ProfileDiff:
             lines.append(f"  no documented difference makes the {self._failed()[0]!r} run raise on this case: "
                          "the case or that profile is wrong here")
             return []
-        return self._reasons(lines, "documented differences under which the tfnet run raises", self.raising,
-                             shown, with_stage=True)
+        return self._reasons(lines, f"documented differences under which the {self._failed()[0]} run raises",
+                             self.raising, shown, with_stage=True)
 
     def _explain_values(self, lines: list[str], shown: list[ProfileDifference]) -> list[ProfileDifference]:
         c = self.comparison

@@ -50,7 +50,8 @@ class NumpyTrainer:
         x, y, sw = case.batch(step)
         x, y, sw = expand_1d(x), expand_1d(y), expand_1d(sw)
         fwd = forward(case.model, self.weights, x)
-        loss = compute_loss(case.loss, case.semantics, y, fwd, case.model.layers[-1].activation, sw)
+        loss_spec = case.loss.resolve(case.semantics)  # a string loss: each profile's rule (ValueError: none)
+        loss = compute_loss(loss_spec, case.semantics, y, fwd, case.model.layers[-1].activation, sw)
         gradients = backward(case.model, self.weights, fwd, loss.grad, loss.wrt_logits)
         loss_value, gradients = add_regularization(case.model, case.semantics, self.weights, loss.value, gradients)
         aggregated = [g.copy() for g in gradients]  # one device: aggregation is the identity
