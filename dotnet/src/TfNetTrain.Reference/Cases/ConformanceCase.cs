@@ -170,7 +170,20 @@ namespace TfNetTrain.Reference
 
         private static LossSpec ParseLoss(FieldReader loss)
         {
-            loss.RejectUnknown(new[] { "name", "from_logits" });
+            loss.RejectUnknown(new[] { "name", "from_logits", "as_string" });
+            if (loss.OptionalBool("as_string", false))
+            {
+                if (loss.OptionalBool("from_logits", false))
+                    throw new CaseFormatException(loss.PathOf("from_logits"), "false when loss.as_string is true (a string carries no from_logits)", "true");
+                const string expected = "null, a Keras 3 name of MSE or MAE (mse, MSE, mean_squared_error, mae, MAE, mean_absolute_error) " +
+                    "or a name Keras 3 does not know (in any letter case) when loss.as_string is true";
+                if (!loss.Has("name")) throw new CaseFormatException(loss.PathOf("name"), expected, "missing");
+                JsonValue name = loss.OptionalNullable("name");
+                if (name == null) return LossSpec.FromString(null);
+                if (name.Kind != JsonKind.String || name.AsString.Length == 0 || KerasLossIdentifiers.IsOtherKerasLoss(name.AsString))
+                    throw new CaseFormatException(loss.PathOf("name"), expected, name.Describe());
+                return LossSpec.FromString(name.AsString);
+            }
             var kind = loss.RequiredEnum<LossKind>("name", CaseNames.AllLosses, CaseNames.TryParse);
             return new LossSpec(kind, loss.OptionalBool("from_logits", false));
         }

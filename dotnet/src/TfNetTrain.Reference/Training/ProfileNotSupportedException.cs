@@ -2,7 +2,7 @@ using System;
 
 namespace TfNetTrain.Reference
 {
-    /// <summary>A case option that the chosen semantics profile cannot run (TensorFlow.NET throws for it).</summary>
+    /// <summary>A case option that the chosen semantics profile cannot run (its original, TensorFlow.NET or Keras 3, throws for it).</summary>
     public sealed class ProfileNotSupportedException : Exception
     {
         /// <summary>Creates the exception for one option under one profile.</summary>

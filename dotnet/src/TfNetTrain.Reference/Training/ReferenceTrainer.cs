@@ -25,13 +25,15 @@ namespace TfNetTrain.Reference
 
         /// <summary>Creates a trainer with the given precision.</summary>
         /// <exception cref="CaseFormatException">The case is inconsistent.</exception>
-        /// <exception cref="ProfileNotSupportedException">The case asks the tfnet profile for something TensorFlow.NET throws on.</exception>
+        /// <exception cref="ProfileNotSupportedException">The case asks a profile for something its original throws on
+        /// (tfnet: an option TensorFlow.NET does not implement; keras: a loss string Keras 3 cannot interpret, or loss=None).</exception>
         public ReferenceTrainer(ConformanceCase conformanceCase, Numerics numerics)
         {
             _case = conformanceCase ?? throw new ArgumentNullException(nameof(conformanceCase));
             _n = numerics ?? throw new ArgumentNullException(nameof(numerics));
             _case.Validate();
-            _objective = new TrainingObjective(_case.InputSize, _case.Layers, _case.Loss, _case.Semantics, _n);
+            LossSpec loss = _case.Loss.Resolve(_case.Semantics);  // a string loss: each profile's rule
+            _objective = new TrainingObjective(_case.InputSize, _case.Layers, loss, _case.Semantics, _n);
             _weights = _case.Weights.Select(w => new Tensor(w.Shape, w.ToDoubleArray().Select(_n.Round).ToArray())).ToList();
             _optimizer = ReferenceOptimizer.Create(_case.Optimizer, _case.Semantics, _n, _objective.Network.WeightShapes);
             _metrics = new CompiledMetrics(_case.Metrics, _case.Semantics, _n);
