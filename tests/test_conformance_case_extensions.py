@@ -2,6 +2,8 @@
 and C# readers), every implementation agreeing on a case that uses it, and the profile diff naming the row.
 
 - ``model.layers[i].kernel_regularizer: {"l2": f}`` (row 2: regularization is not in the tfnet training loss).
+- ``loss: {"name": ..., "as_string": true}`` (rows 9 and 10: a loss string other than exactly "mse"/"mae", or
+  None, is MSE under tfnet).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from tfnet_train.conformance.suite_builder import DEFAULT_SUITE
 from tfnet_train.tolerances import assert_close
 
 # docs/semantics.md rows shown by the cases here -> the documented difference (explain.DIFFERENCES key).
-SHOWN_ROWS = {2: "regularization"}
+SHOWN_ROWS = {2: ("regularization",), 9: ("loss_string", "loss_string_unknown"), 10: ("loss_none",)}
 ALL_IMPLEMENTATIONS = ["numpy", "keras", "engine", "csharp"]
 PROFILE_IMPLEMENTATIONS = ("numpy", "engine", "csharp")
 REGULARIZED = "keras_tanh_mse_sgd_l2"
@@ -144,3 +146,125 @@ def test_unregularized_case_has_no_regularization_difference() -> None:
     case = load(DEFAULT_SUITE / "keras_relu_mse_sgd.json")
     result = diff_profiles(case, "keras", "tfnet", "numpy")
     assert "regularization" not in [x.key for x in result.differences]
+
+
+# ------------------------------------------------------------------------------ rows 9, 10: loss as a string
+
+PLAIN_MSE = "keras_relu_mse_sgd"  # one output, MSE, plain SGD, no sample weights
+
+
+def _string_loss_doc(name: str | None, case_name: str = "string_loss") -> dict[str, Any]:
+    doc = _doc(PLAIN_MSE)
+    doc["name"] = case_name
+    doc["metrics"] = []
+    doc["loss"] = {"name": name, "as_string": True}
+    return doc
+
+
+def _string_loss_case(tmp_path: Path, name: str | None, semantics: str = "keras") -> Any:
+    """The plain MSE suite case with its loss compiled from a string, saved under tmp_path and loaded back."""
+    source = load(DEFAULT_SUITE / f"{PLAIN_MSE}.json")
+    case = parse(_string_loss_doc(name)).with_semantics(semantics)
+    case.arrays = source.arrays
+    return load(save(case, None, tmp_path))
+
+
+BAD_LOSS_STRINGS = [
+    ({"name": "mse", "as_string": True, "from_logits": True}, "loss.from_logits"),
+    ({"name": "huber", "as_string": True}, "loss.name"),
+    ({"name": "HUBER", "as_string": True}, "loss.name"),
+    ({"name": "Mae", "as_string": True}, "loss.name"),
+    ({"name": "binary_crossentropy", "as_string": True}, "loss.name"),
+    ({"name": "", "as_string": True}, "loss.name"),
+    ({"name": 3, "as_string": True}, "loss.name"),
+    ({"name": "mse", "as_string": "yes"}, "loss.as_string"),
+    ({"name": "MAE"}, "loss.name"),
+    ({"name": None}, "loss.name"),
+]
+
+
+@pytest.mark.parametrize(("loss", "field"), BAD_LOSS_STRINGS, ids=lambda v: json.dumps(v))
+def test_bad_string_loss_is_an_error_naming_the_field(loss: dict[str, Any], field: str, dotnet_bin: Path) -> None:
+    doc = _doc(PLAIN_MSE)
+    doc["loss"] = loss
+    with pytest.raises(CaseError, match=rf"field '{re.escape(field)}': expected .*, got "):
+        parse(doc)
+    assert _csharp_error(dotnet_bin, doc).Field == field
+
+
+@pytest.mark.parametrize("name", ["MAE", "mean_absolute_error", "mse", "foo", None])
+def test_string_loss_round_trips(tmp_path: Path, name: str | None, dotnet_bin: Path) -> None:
+    case = _string_loss_case(tmp_path, name)
+    assert case.loss.as_string and case.loss.name == name and not case.loss.from_logits
+    written = json.loads(case.path.read_text(encoding="utf-8"))["loss"]
+    assert written == {"name": name, "from_logits": False, "as_string": True}
+    loss = _csharp_parse(dotnet_bin, case.to_json()).Loss
+    assert loss.AsString and loss.Name == name
+
+
+def test_object_losses_write_no_as_string() -> None:
+    assert "as_string" not in load(DEFAULT_SUITE / f"{PLAIN_MSE}.json").to_json()["loss"]
+
+
+@pytest.mark.parametrize("name", ["MAE", "mean_absolute_error", "mae", "MSE", "mean_squared_error"])
+def test_keras_string_loss_agrees_across_implementations(tmp_path: Path, name: str) -> None:
+    case = _string_loss_case(tmp_path, name)
+    result = run_case(case, ALL_IMPLEMENTATIONS)
+    assert {k: r.status for k, r in result.runs.items()} == dict.fromkeys(ALL_IMPLEMENTATIONS, "ok")
+    assert [p.verdict for p in result.pairs] == ["pass"] * 3, [(p.a, p.b, p.message) for p in result.pairs]
+
+
+@pytest.mark.parametrize("name", ["MAE", "mean_absolute_error", "foo", None, "mse"])
+def test_tfnet_string_loss_is_mse_in_every_implementation(tmp_path: Path, name: str | None) -> None:
+    """Under tfnet each of these strings (and None) trains MSE: every implementation's losses equal Keras 3's on
+    the same case compiled with MSE as an object."""
+    keras_mse = run_case(load(DEFAULT_SUITE / f"{PLAIN_MSE}.json"), ["keras"]).runs["keras"]
+    assert keras_mse.status == "ok"
+    result = run_case(_string_loss_case(tmp_path, name, "tfnet"), list(PROFILE_IMPLEMENTATIONS))
+    for implementation, run in result.runs.items():
+        assert run.status == "ok", run.message
+        assert_close(run.losses, keras_mse.losses, what=f"{implementation}: loss {name!r} under tfnet")
+    assert all(p.verdict == "pass" for p in result.pairs)
+
+
+def test_tfnet_exact_mae_string_is_mae(tmp_path: Path) -> None:
+    keras_mae = run_case(_string_loss_case(tmp_path / "k", "mae"), ["keras"]).runs["keras"]
+    result = run_case(_string_loss_case(tmp_path / "t", "mae", "tfnet"), list(PROFILE_IMPLEMENTATIONS))
+    for implementation, run in result.runs.items():
+        assert_close(run.losses, keras_mae.losses, what=f"{implementation}: loss 'mae' under tfnet")
+
+
+@pytest.mark.parametrize("name", ["foo", None])
+def test_keras_runs_raise_for_an_unknown_string_or_none(tmp_path: Path, name: str | None) -> None:
+    result = run_case(_string_loss_case(tmp_path, name), ALL_IMPLEMENTATIONS)
+    assert {k: r.status for k, r in result.runs.items()} == dict.fromkeys(ALL_IMPLEMENTATIONS, "error")
+
+
+STRING_LOSS_PARTINGS = [
+    ("MAE", "values", "loss_string", "any other loss string is MSE under tfnet", 9),
+    ("mean_absolute_error", "values", "loss_string", "any other loss string is MSE under tfnet", 9),
+    ("foo", "error", "loss_string_unknown", "falls back to MSE for a loss string it does not know", 9),
+    (None, "error", "loss_none", "loss=None compiles MSE under tfnet", 10),
+]
+
+
+@pytest.mark.parametrize("implementation", PROFILE_IMPLEMENTATIONS)
+@pytest.mark.parametrize(("name", "how", "key", "phrase", "row"), STRING_LOSS_PARTINGS, ids=lambda v: str(v))
+def test_diff_names_the_loss_string_row(tmp_path: Path, implementation: str, name: str | None, how: str, key: str,
+                                        phrase: str, row: int) -> None:
+    result = diff_profiles(_string_loss_case(tmp_path, name), "keras", "tfnet", implementation)
+    parting = result.parting
+    assert (parting.step, parting.stage, parting.how) == (0, "loss", how)
+    assert [x.key for x in parting.reasons] == [key]
+    text = result.explain()
+    assert phrase in text and f"docs/semantics.md row {row}]" in text and "Engine/Model.Compile.cs" in text
+    if how == "error":
+        assert result.run_a.status == "error" and result.run_b.status == "ok"
+        assert "under 'keras' the run did not complete" in text and "under which the keras run raises" in text
+
+
+@pytest.mark.parametrize("name", ["mse", "MSE", "mae"])
+def test_string_losses_both_profiles_read_alike_do_not_part(tmp_path: Path, name: str) -> None:
+    result = diff_profiles(_string_loss_case(tmp_path, name), "keras", "tfnet", "numpy")
+    assert result.parting is None and result.comparison.passed
+    assert not {"loss_string", "loss_string_unknown", "loss_none"} & {x.key for x in result.differences}
