@@ -46,6 +46,11 @@ OPTIMIZER_DEFAULTS: dict[str, dict[str, Any]] = {
                 **_CLIP_DEFAULTS},
 }
 _BOOL_PARAMS = {"nesterov", "amsgrad", "centered"}
+# Optimizer identifiers Keras 3 knows (keras.optimizers.get, any letter case) besides the four above: a
+# string-compiled case may not name these, since Keras would train an optimizer the references do not implement.
+KERAS_OTHER_OPTIMIZER_STRINGS = frozenset((
+    "adadelta", "adafactor", "adagrad", "adamax", "ftrl", "lion", "lossscaleoptimizer", "multioptimizer", "muon",
+    "nadam", "optimizer", "optimizermap", "schedulefreeadamw"))
 _TOP_LEVEL = {"schema", "name", "description", "semantics", "model", "loss", "metrics", "optimizer", "batch_size",
               "steps", "tolerance"}
 
@@ -115,10 +120,24 @@ class LossSpec:
 
 @dataclass(frozen=True)
 class OptimizerSpec:
-    """Optimizer name and every hyper-parameter (missing ones filled with Keras 3 defaults)."""
+    """Optimizer name and every hyper-parameter (missing ones filled with Keras 3 defaults). ``as_string``: the
+    case compiles with the string ``name`` (no hyper-parameters, ``params`` empty) and each profile resolves it
+    (:meth:`resolve`)."""
 
     name: str
     params: Mapping[str, Any]
+    as_string: bool = False
+
+    def resolve(self, semantics: str) -> OptimizerSpec:
+        """The optimizer the profile builds. A string under ``tfnet`` is RMSprop(0.001, rho=0.9, epsilon=1e-7)
+        whatever it names (docs/semantics.md row 8); under ``keras`` it is the named optimizer (any letter case)
+        with Keras 3's defaults, and an unknown name is a ValueError, as in Keras 3."""
+        if not self.as_string:
+            return self
+        name = "rmsprop" if semantics == "tfnet" else self.name.lower()
+        if name not in OPTIMIZER_DEFAULTS:
+            raise ValueError(f"optimizer: Keras 3 could not interpret optimizer identifier {self.name!r}")
+        return OptimizerSpec(name=name, params=dict(OPTIMIZER_DEFAULTS[name]))
 
     def __getitem__(self, key: str) -> Any:
         return self.params[key]
@@ -210,6 +229,8 @@ class Case:
             doc["loss"]["as_string"] = True
         doc["metrics"] = list(self.metrics)
         doc["optimizer"] = {"name": self.optimizer.name, **dict(self.optimizer.params)}
+        if self.optimizer.as_string:
+            doc["optimizer"]["as_string"] = True
         doc["batch_size"] = self.batch_size
         doc["steps"] = self.steps
         doc["tolerance"] = {"rtol": self.tolerance.rtol, "atol": self.tolerance.atol}
@@ -332,6 +353,12 @@ def _parse_optimizer(obj: Any, case: str) -> OptimizerSpec:
     if not isinstance(obj, Mapping):
         raise _fail(case, "optimizer", "an object", obj)
     name = _require(obj, "name", case, "optimizer.")
+    as_string = obj.get("as_string", False)
+    if not isinstance(as_string, bool):
+        raise _fail(case, "optimizer.as_string", "a bool", as_string)
+    if as_string:
+        return _parse_optimizer_string(obj, name, case)
+    obj = {k: v for k, v in obj.items() if k != "as_string"}
     if name not in OPTIMIZER_DEFAULTS:
         raise _fail(case, "optimizer.name", f"one of {tuple(OPTIMIZER_DEFAULTS)}", name)
     defaults = OPTIMIZER_DEFAULTS[name]
@@ -355,6 +382,18 @@ def _parse_optimizer(obj: Any, case: str) -> OptimizerSpec:
         raise _fail(case, "optimizer", "at most one of clipnorm, clipvalue, global_clipnorm (Keras 3 rule)",
                     clips)
     return OptimizerSpec(name=name, params=params)
+
+
+def _parse_optimizer_string(obj: Mapping[str, Any], name: Any, case: str) -> OptimizerSpec:
+    """A string-compiled optimizer: a name only, one of the four (any case) or one Keras 3 does not know."""
+    extra = sorted(set(obj) - {"name", "as_string"})
+    if extra:
+        raise _fail(case, f"optimizer.{extra[0]}", "no hyper-parameters when optimizer.as_string is true (a string "
+                    "takes the defaults)", obj[extra[0]])
+    if not isinstance(name, str) or not name or name.lower() in KERAS_OTHER_OPTIMIZER_STRINGS:
+        raise _fail(case, "optimizer.name", f"one of {tuple(OPTIMIZER_DEFAULTS)} (any letter case) or a name "
+                    "Keras 3 does not know when optimizer.as_string is true", name)
+    return OptimizerSpec(name=name, params={}, as_string=True)
 
 
 def optimizer_spec(params: Mapping[str, Any], case_name: str = "<case>") -> OptimizerSpec:

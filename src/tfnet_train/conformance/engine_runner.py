@@ -22,9 +22,12 @@ def engine_model(case: Case) -> Any:
         raise ImplementationUnavailable(f"the tfnet_train engine cannot be imported: {err}") from err
     if not hasattr(tfnet_train.Model, "train_step_traced"):
         raise ImplementationUnavailable("tfnet_train.Model has no train_step_traced (engine too old)")
-    optimizer_class = getattr(optimizers, _OPTIMIZER_CLASSES[case.optimizer.name])
+    if case.optimizer.as_string:
+        optimizer: Any = case.optimizer.name  # compile resolves the string under the case's profile
+    else:
+        optimizer = getattr(optimizers, _OPTIMIZER_CLASSES[case.optimizer.name])(**dict(case.optimizer.params))
     model = tfnet_train.Sequential(keras_layers(case))
-    model.compile(optimizer=optimizer_class(**dict(case.optimizer.params)), loss=keras_loss(case),
+    model.compile(optimizer=optimizer, loss=keras_loss(case),
                   metrics=list(case.metrics), semantics=case.semantics)
     model.set_weights(case.arrays.weights)
     model.reset_metrics()

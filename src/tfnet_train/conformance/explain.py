@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tfnet_train.conformance.case import KERAS_LOSS_STRINGS, Case
+from tfnet_train.conformance.case import KERAS_LOSS_STRINGS, OPTIMIZER_DEFAULTS, Case
 from tfnet_train.conformance.compare import Comparison, compare_traces, ordered_keys, stage_of
 from tfnet_train.conformance.runner import ImplementationRun, run_implementation
 from tfnet_train.engine.trace import STAGES
@@ -27,7 +27,13 @@ KERAS_SRC = "src/TensorFlowNET.Keras/"
 
 
 def _opt(case: Case, *names: str) -> bool:
-    return case.optimizer.name in names
+    """The case builds one of these optimizers from an object (a string optimizer: see row 8)."""
+    return not case.optimizer.as_string and case.optimizer.name in names
+
+
+def _optimizer_string(case: Case) -> str | None:
+    """The optimizer string of a string-compiled case, lower-cased; None when the optimizer is an object."""
+    return case.optimizer.name.lower() if case.optimizer.as_string else None
 
 
 def _keras(*paths: str) -> tuple[str, ...]:
@@ -74,7 +80,7 @@ def _clipping(argument: str) -> ProfileDifference:
         f"{argument} changes nothing under tfnet: TF.NET's OptimizerV2 aggregate_gradients and clip_gradients "
         "return their input, so the gradients are applied unclipped.",
         _keras("Optimizers/OptimizerV2.cs", "Engine/Model.Train.cs"),
-        lambda c: c.optimizer[argument] is not None)
+        lambda c: c.optimizer.params.get(argument) is not None)
 
 
 DIFFERENCES: tuple[ProfileDifference, ...] = (
@@ -88,6 +94,19 @@ DIFFERENCES: tuple[ProfileDifference, ...] = (
         "nor in the kernel's gradient.",
         _keras("Engine/LossesContainer.cs", "Engine/Model.Train.cs"),
         lambda c: any(layer.kernel_l2 for layer in c.model.layers)),
+    ProfileDifference(
+        "optimizer_string", 8, "weights",
+        "Any optimizer string gives TF.NET's RMSprop(learning_rate=0.001, rho=0.9, epsilon=1e-7) under tfnet "
+        "(epsilon outside the square root, no momentum), where Keras 3 builds the named optimizer with its "
+        "defaults.",
+        _keras("Engine/Model.Compile.cs"),
+        lambda c: _optimizer_string(c) in OPTIMIZER_DEFAULTS, key_stage="optimizer_state"),
+    ProfileDifference(
+        "optimizer_string_unknown", 8, "weights",
+        "TF.NET's string compile gives RMSprop for any optimizer string, even one it does not know; Keras 3 "
+        "cannot interpret the string and raises a ValueError, so the keras run does not train.",
+        _keras("Engine/Model.Compile.cs"),
+        lambda c: _optimizer_string(c) not in (None, *OPTIMIZER_DEFAULTS), raises=True, raises_under="keras"),
     ProfileDifference(
         "loss_string", 9, "loss",
         "TF.NET's string compile knows exactly 'mse' and 'mae' (case-sensitive): any other loss string is "

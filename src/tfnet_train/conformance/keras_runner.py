@@ -38,8 +38,11 @@ def keras_loss(case: Case) -> Any:
 
 
 def keras_optimizer(case: Case) -> Any:
+    """The optimizer to compile with: a Keras optimizer, or the case's string when ``optimizer.as_string``."""
     import keras
 
+    if case.optimizer.as_string:
+        return case.optimizer.name
     p = dict(case.optimizer.params)
     classes = {"sgd": keras.optimizers.SGD, "adam": keras.optimizers.Adam, "adamw": keras.optimizers.AdamW,
                "rmsprop": keras.optimizers.RMSprop}
@@ -68,7 +71,7 @@ _SLOT_ATTRIBUTES = {
 def optimizer_slots(case: Case, optimizer: Any) -> dict[str, list[np.ndarray]]:
     """The optimizer variables under the trace's slot names (only those the optimizer created)."""
     slots = {}
-    for name, attribute in _SLOT_ATTRIBUTES[case.optimizer.name].items():
+    for name, attribute in _SLOT_ATTRIBUTES[case.optimizer.resolve("keras").name].items():
         variables = getattr(optimizer, attribute, None) or []
         if variables:
             slots[name] = [np.array(v.numpy()) for v in variables]
@@ -85,9 +88,9 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
 
     model = keras.Sequential(keras_layers(case))
     model.set_weights(case.arrays.weights)
-    optimizer = keras_optimizer(case)
-    model.compile(optimizer=optimizer, loss=keras_loss(case), metrics=list(case.metrics) or None,
+    model.compile(optimizer=keras_optimizer(case), loss=keras_loss(case), metrics=list(case.metrics) or None,
                   run_eagerly=True)
+    optimizer = model.optimizer
     model.reset_metrics()
     traces = []
     for step in range(case.steps):

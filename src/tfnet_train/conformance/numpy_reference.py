@@ -38,7 +38,9 @@ class NumpyTrainer:
         self.case = case
         self.weights = [F.f32(w) for w in case.arrays.weights]
         shapes = [w.shape for w in self.weights]
-        self.optimizer = make_optimizer(case.optimizer, case.semantics, shapes)
+        # a string optimizer: each profile's rule (ValueError where Keras 3 cannot interpret it)
+        self.optimizer_spec = case.optimizer.resolve(case.semantics)
+        self.optimizer = make_optimizer(self.optimizer_spec, case.semantics, shapes)
         self.metrics = CompiledMetrics(case.metrics, case.semantics)
         self.next_step = 0
 
@@ -55,7 +57,7 @@ class NumpyTrainer:
         gradients = backward(case.model, self.weights, fwd, loss.grad, loss.wrt_logits)
         loss_value, gradients = add_regularization(case.model, case.semantics, self.weights, loss.value, gradients)
         aggregated = [g.copy() for g in gradients]  # one device: aggregation is the identity
-        clipped = clip_gradients(case.optimizer, aggregated, case.semantics)
+        clipped = clip_gradients(self.optimizer_spec, aggregated, case.semantics)
         self.weights = self.optimizer.apply(clipped, self.weights)
         self.metrics.update(loss_value, x.shape[0], y, fwd.y_pred)
         self.next_step += 1
