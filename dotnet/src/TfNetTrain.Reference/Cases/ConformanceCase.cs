@@ -190,8 +190,18 @@ namespace TfNetTrain.Reference
 
         private static OptimizerSpec ParseOptimizer(FieldReader optimizer)
         {
+            if (optimizer.OptionalBool("as_string", false))
+            {
+                optimizer.RejectUnknown(new[] { "name", "as_string" });
+                string name = optimizer.RequiredString("name");
+                if (name.Length == 0 || OptimizerSpec.IsOtherKerasOptimizer(name))
+                    throw new CaseFormatException(optimizer.PathOf("name"),
+                        "one of \"sgd\", \"adam\", \"adamw\", \"rmsprop\" (any letter case) or a name Keras 3 does not know when optimizer.as_string is true",
+                        "string \"" + name + "\"");
+                return OptimizerSpec.FromString(name);
+            }
             var kind = optimizer.RequiredEnum<OptimizerKind>("name", CaseNames.AllOptimizers, CaseNames.TryParse);
-            var allowed = new List<string> { "name", "learning_rate", "clipnorm", "clipvalue", "global_clipnorm" };
+            var allowed = new List<string> { "name", "as_string", "learning_rate", "clipnorm", "clipvalue", "global_clipnorm" };
             switch (kind)
             {
                 case OptimizerKind.Sgd: allowed.AddRange(new[] { "momentum", "nesterov" }); break;

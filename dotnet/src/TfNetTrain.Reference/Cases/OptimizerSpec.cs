@@ -1,3 +1,5 @@
+using System.Collections.Generic;
+
 namespace TfNetTrain.Reference
 {
     /// <summary>
@@ -11,8 +13,59 @@ namespace TfNetTrain.Reference
             Kind = kind;
         }
 
-        /// <summary>Which optimizer.</summary>
+        // Optimizer identifiers Keras 3 knows (keras.optimizers.get, any letter case) besides sgd, adam, adamw, rmsprop.
+        private static readonly HashSet<string> OtherKerasOptimizers = new HashSet<string>
+        {
+            "adadelta", "adafactor", "adagrad", "adamax", "ftrl", "lion", "lossscaleoptimizer", "multioptimizer", "muon",
+            "nadam", "optimizer", "optimizermap", "schedulefreeadamw",
+        };
+
+        /// <summary>
+        /// Which optimizer. For a string optimizer (<see cref="AsString"/>), RMSprop, the one TensorFlow.NET's string
+        /// compile builds; <see cref="Resolve"/> gives each profile's.
+        /// </summary>
         public OptimizerKind Kind { get; }
+
+        /// <summary>True when the case compiles with the string <see cref="Name"/> (no hyper-parameters).</summary>
+        public bool AsString { get; private set; }
+
+        /// <summary>The optimizer string as given, for a string optimizer; otherwise the schema name of <see cref="Kind"/>.</summary>
+        public string Name { get { return _name ?? CaseNames.Of(Kind); } }
+
+        private string _name;
+
+        /// <summary>
+        /// A string-compiled optimizer. Its properties hold TensorFlow.NET's choice, RMSprop(0.001, rho 0.9, epsilon 1e-7).
+        /// </summary>
+        public static OptimizerSpec FromString(string name)
+        {
+            OptimizerSpec spec = ForKind(OptimizerKind.RmsProp);
+            spec.AsString = true;
+            spec._name = name;
+            return spec;
+        }
+
+        /// <summary>True for a name Keras 3 knows as an optimizer other than SGD, Adam, AdamW and RMSprop (any letter case).</summary>
+        public static bool IsOtherKerasOptimizer(string name)
+        {
+            return name != null && OtherKerasOptimizers.Contains(name.ToLowerInvariant());
+        }
+
+        /// <summary>
+        /// The optimizer a profile builds. A string under tfnet is RMSprop(0.001, rho 0.9, epsilon 1e-7) whatever it names;
+        /// under keras it is the named optimizer (any letter case) with Keras 3's defaults.
+        /// </summary>
+        /// <exception cref="ProfileNotSupportedException">Under keras, for a string Keras 3 cannot interpret.</exception>
+        public OptimizerSpec Resolve(Semantics semantics)
+        {
+            if (!AsString) return this;
+            if (semantics == Semantics.TfNet) return ForKind(OptimizerKind.RmsProp);
+            OptimizerKind kind;
+            if (!CaseNames.TryParse(_name.ToLowerInvariant(), out kind))
+                throw new ProfileNotSupportedException("keras", "optimizer=\"" + _name + "\"",
+                    "Keras 3 cannot interpret the optimizer identifier and raises a ValueError");
+            return ForKind(kind);
+        }
 
         /// <summary>Learning rate (Keras 3 default 0.01 for SGD, 0.001 otherwise).</summary>
         public double LearningRate { get; set; }

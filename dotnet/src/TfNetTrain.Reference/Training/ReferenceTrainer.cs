@@ -15,6 +15,7 @@ namespace TfNetTrain.Reference
         private readonly Numerics _n;
         private readonly TrainingObjective _objective;
         private readonly ReferenceOptimizer _optimizer;
+        private readonly OptimizerSpec _optimizerSpec;
         private readonly CompiledMetrics _metrics;
         private readonly List<Tensor> _weights;
 
@@ -26,7 +27,7 @@ namespace TfNetTrain.Reference
         /// <summary>Creates a trainer with the given precision.</summary>
         /// <exception cref="CaseFormatException">The case is inconsistent.</exception>
         /// <exception cref="ProfileNotSupportedException">The case asks a profile for something its original throws on
-        /// (tfnet: an option TensorFlow.NET does not implement; keras: a loss string Keras 3 cannot interpret, or loss=None).</exception>
+        /// (tfnet: an option TensorFlow.NET does not implement; keras: a loss or optimizer string Keras 3 cannot interpret, or loss=None).</exception>
         public ReferenceTrainer(ConformanceCase conformanceCase, Numerics numerics)
         {
             _case = conformanceCase ?? throw new ArgumentNullException(nameof(conformanceCase));
@@ -35,7 +36,8 @@ namespace TfNetTrain.Reference
             LossSpec loss = _case.Loss.Resolve(_case.Semantics);  // a string loss: each profile's rule
             _objective = new TrainingObjective(_case.InputSize, _case.Layers, loss, _case.Semantics, _n);
             _weights = _case.Weights.Select(w => new Tensor(w.Shape, w.ToDoubleArray().Select(_n.Round).ToArray())).ToList();
-            _optimizer = ReferenceOptimizer.Create(_case.Optimizer, _case.Semantics, _n, _objective.Network.WeightShapes);
+            _optimizerSpec = _case.Optimizer.Resolve(_case.Semantics);  // a string optimizer: each profile's rule
+            _optimizer = ReferenceOptimizer.Create(_optimizerSpec, _case.Semantics, _n, _objective.Network.WeightShapes);
             _metrics = new CompiledMetrics(_case.Metrics, _case.Semantics, _n);
         }
 
@@ -68,7 +70,7 @@ namespace TfNetTrain.Reference
             IList<Tensor> gradients = result.Gradients;
             IList<Tensor> aggregated = gradients.Select(g => g.Clone()).ToList();
             IList<Tensor> clipped = _case.Semantics == Semantics.Keras
-                ? GradientClipping.Apply(_case.Optimizer, aggregated, _n)
+                ? GradientClipping.Apply(_optimizerSpec, aggregated, _n)
                 : aggregated.Select(g => g.Clone()).ToList();
             _optimizer.Apply(_weights, clipped);
             _metrics.Update(result.Loss, y, result.YPred);
