@@ -4,6 +4,8 @@ and C# readers), every implementation agreeing on a case that uses it, and the p
 - ``model.layers[i].kernel_regularizer: {"l2": f}`` (row 2: regularization is not in the tfnet training loss).
 - ``loss: {"name": ..., "as_string": true}`` (rows 9 and 10: a loss string other than exactly "mse"/"mae", or
   None, is MSE under tfnet).
+- ``optimizer: {"name": ..., "as_string": true}`` (row 8: any optimizer string is RMSprop(0.001, 0.9, 1e-7) under
+  tfnet).
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ import numpy as np
 import pytest
 from clr_host import load_assembly
 
-from tfnet_train.conformance.case import CaseError, load, parse, save
+from tfnet_train.conformance.case import CaseError, load, optimizer_spec, parse, save
+from tfnet_train.conformance.compare import compare_traces
 from tfnet_train.conformance.explain import diff_profiles
 from tfnet_train.conformance.runner import run_case
 from tfnet_train.conformance.suite_builder import DEFAULT_SUITE
 from tfnet_train.tolerances import assert_close
 
 # docs/semantics.md rows shown by the cases here -> the documented difference (explain.DIFFERENCES key).
-SHOWN_ROWS = {2: ("regularization",), 9: ("loss_string", "loss_string_unknown"), 10: ("loss_none",)}
+SHOWN_ROWS = {2: ("regularization",), 8: ("optimizer_string", "optimizer_string_unknown"),
+              9: ("loss_string", "loss_string_unknown"), 10: ("loss_none",)}
 ALL_IMPLEMENTATIONS = ["numpy", "keras", "engine", "csharp"]
 PROFILE_IMPLEMENTATIONS = ("numpy", "engine", "csharp")
 REGULARIZED = "keras_tanh_mse_sgd_l2"
@@ -268,3 +272,114 @@ def test_string_losses_both_profiles_read_alike_do_not_part(tmp_path: Path, name
     result = diff_profiles(_string_loss_case(tmp_path, name), "keras", "tfnet", "numpy")
     assert result.parting is None and result.comparison.passed
     assert not {"loss_string", "loss_string_unknown", "loss_none"} & {x.key for x in result.differences}
+
+
+# ------------------------------------------------------------------------------ row 8: optimizer as a string
+
+
+def _string_optimizer_case(tmp_path: Path, name: str, semantics: str = "keras") -> Any:
+    """The plain MSE suite case with its optimizer compiled from a string, saved and loaded back."""
+    source = load(DEFAULT_SUITE / f"{PLAIN_MSE}.json")
+    doc = _doc(PLAIN_MSE)
+    doc["name"] = "string_optimizer"
+    doc["metrics"] = []
+    doc["optimizer"] = {"name": name, "as_string": True}
+    case = parse(doc).with_semantics(semantics)
+    case.arrays = source.arrays
+    return load(save(case, None, tmp_path))
+
+
+BAD_OPTIMIZER_STRINGS = [
+    ({"name": "sgd", "as_string": True, "learning_rate": 0.1}, "optimizer.learning_rate"),
+    ({"name": "adam", "as_string": True, "clipnorm": None}, "optimizer.clipnorm"),
+    ({"name": "nadam", "as_string": True}, "optimizer.name"),
+    ({"name": "Adagrad", "as_string": True}, "optimizer.name"),
+    ({"name": "", "as_string": True}, "optimizer.name"),
+    ({"name": 1, "as_string": True}, "optimizer.name"),
+    ({"name": "sgd", "as_string": 1}, "optimizer.as_string"),
+    ({"name": "SGD"}, "optimizer.name"),
+]
+
+
+@pytest.mark.parametrize(("optimizer", "field"), BAD_OPTIMIZER_STRINGS, ids=lambda v: json.dumps(v))
+def test_bad_string_optimizer_is_an_error_naming_the_field(optimizer: dict[str, Any], field: str,
+                                                           dotnet_bin: Path) -> None:
+    doc = _doc(PLAIN_MSE)
+    doc["optimizer"] = optimizer
+    with pytest.raises(CaseError, match=rf"field '{re.escape(field)}': expected .*, got "):
+        parse(doc)
+    assert _csharp_error(dotnet_bin, doc).Field == field
+
+
+@pytest.mark.parametrize("name", ["sgd", "AdamW", "foo"])
+def test_string_optimizer_round_trips(tmp_path: Path, name: str, dotnet_bin: Path) -> None:
+    case = _string_optimizer_case(tmp_path, name)
+    assert case.optimizer.as_string and case.optimizer.name == name and dict(case.optimizer.params) == {}
+    written = json.loads(case.path.read_text(encoding="utf-8"))["optimizer"]
+    assert written == {"name": name, "as_string": True}
+    spec = _csharp_parse(dotnet_bin, case.to_json()).Optimizer
+    assert spec.AsString and spec.Name == name
+
+
+def test_object_optimizers_accept_as_string_false_and_write_none() -> None:
+    doc = _doc(PLAIN_MSE)
+    doc["optimizer"]["as_string"] = False
+    case = parse(doc)
+    assert not case.optimizer.as_string and "as_string" not in case.to_json()["optimizer"]
+
+
+@pytest.mark.parametrize("name", ["sgd", "SGD", "adam", "AdamW", "rmsprop"])
+def test_keras_string_optimizer_agrees_across_implementations(tmp_path: Path, name: str) -> None:
+    result = run_case(_string_optimizer_case(tmp_path, name), ALL_IMPLEMENTATIONS)
+    assert {k: r.status for k, r in result.runs.items()} == dict.fromkeys(ALL_IMPLEMENTATIONS, "ok")
+    assert [p.verdict for p in result.pairs] == ["pass"] * 3, [(p.a, p.b, p.message) for p in result.pairs]
+    lr = float(result.runs["keras"].traces[0]["optimizer_state/learning_rate"])
+    assert_close(lr, 0.01 if name.lower() == "sgd" else 0.001, what=f"Keras 3's default learning rate for {name}")
+
+
+@pytest.mark.parametrize("name", ["sgd", "Adam", "adamw", "foo"])
+def test_tfnet_string_optimizer_is_rmsprop_in_every_implementation(tmp_path: Path, name: str) -> None:
+    """Under tfnet every string trains as the object RMSprop(0.001, rho=0.9, epsilon=1e-7) does, and every
+    implementation's string run matches every implementation's object run."""
+    string_case = _string_optimizer_case(tmp_path / "s", name, "tfnet")
+    object_case = load(save(string_case.with_optimizer(**{"name": "rmsprop", "learning_rate": 0.001, "rho": 0.9,
+                                                          "epsilon": 1e-7}), None, tmp_path / "o"))
+    assert object_case.optimizer == optimizer_spec({"name": "rmsprop"})
+    strings = run_case(string_case, list(PROFILE_IMPLEMENTATIONS)).runs
+    objects = run_case(object_case, list(PROFILE_IMPLEMENTATIONS)).runs
+    for a in PROFILE_IMPLEMENTATIONS:
+        for b in PROFILE_IMPLEMENTATIONS:
+            assert strings[a].status == objects[b].status == "ok"
+            comparison = compare_traces(strings[a].traces, objects[b].traces, string_case.tolerance, (a, b))
+            assert comparison.passed and not comparison.only_in_a and not comparison.only_in_b, (a, b)
+
+
+def test_keras_runs_raise_for_an_unknown_optimizer_string(tmp_path: Path) -> None:
+    result = run_case(_string_optimizer_case(tmp_path, "foo"), ALL_IMPLEMENTATIONS)
+    assert {k: r.status for k, r in result.runs.items()} == dict.fromkeys(ALL_IMPLEMENTATIONS, "error")
+
+
+STRING_OPTIMIZER_PARTINGS = [
+    ("sgd", "values", "optimizer_string", "Any optimizer string gives TF.NET's RMSprop(learning_rate=0.001"),
+    ("Adam", "values", "optimizer_string", "Any optimizer string gives TF.NET's RMSprop(learning_rate=0.001"),
+    ("foo", "error", "optimizer_string_unknown", "gives RMSprop for any optimizer string, even one it does not know"),
+]
+
+
+@pytest.mark.parametrize("implementation", PROFILE_IMPLEMENTATIONS)
+@pytest.mark.parametrize(("name", "how", "key", "phrase"), STRING_OPTIMIZER_PARTINGS, ids=lambda v: str(v))
+def test_diff_names_the_optimizer_string_row(tmp_path: Path, implementation: str, name: str, how: str, key: str,
+                                             phrase: str) -> None:
+    result = diff_profiles(_string_optimizer_case(tmp_path, name), "keras", "tfnet", implementation)
+    parting = result.parting
+    assert (parting.step, parting.stage, parting.how) == (0, "weights", how)
+    assert [x.key for x in parting.reasons] == [key]
+    text = result.explain()
+    assert phrase in text and "docs/semantics.md row 8]" in text and "Engine/Model.Compile.cs" in text
+    if how == "error":
+        assert result.run_a.status == "error" and result.run_b.status == "ok"
+        assert "under which the keras run raises" in text
+    else:
+        assert result.key_stage == "optimizer_state"  # keras's slots (none for SGD; m, v for Adam) vs rms
+        assert [x.key for x in result.explaining_keys] == ["optimizer_string"]
+        assert "optimizer_state/rms/0" in result.comparison.only_in_b
