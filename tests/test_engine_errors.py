@@ -104,3 +104,22 @@ def test_class_weight_with_a_weighted_dataset_is_refused_under_keras() -> None:
     with pytest.raises(ValueError, match=r"class_weight and sample_weight cannot be used together"):
         compiled(3, loss="sparse_categorical_crossentropy").fit(dataset, class_weight={0: 1.0, 1: 1.0, 2: 1.0},
                                                                  verbose=0)
+
+
+def test_loss_names_are_case_sensitive_under_keras_and_none_needs_a_model_loss() -> None:
+    with pytest.raises(ValueError, match=r"loss: unknown name 'Mae'"):
+        compiled(loss="Mae")
+    huber = compiled(loss="huber")  # any name Keras 3 knows
+    assert huber.fit(X, Y, verbose=0).history["loss"]
+    with pytest.raises(ValueError, match=r"loss: no loss to compute"):
+        compiled(loss=None).train_step_traced(X, Y)
+
+
+def test_callable_loss_is_wrapped() -> None:
+    def half_squares(y_true, y_pred):
+        return 0.5 * tf.reduce_mean(tf.square(y_true - y_pred), axis=-1)
+
+    m = compiled(loss=half_squares)
+    expected = 0.5 * np.mean((Y - m.predict(X + 1, verbose=0)) ** 2)
+    trace = m.train_step_traced(X + 1, Y)
+    assert trace.loss == pytest.approx(expected, rel=1e-5)

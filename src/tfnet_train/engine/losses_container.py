@@ -7,6 +7,7 @@ from typing import Any
 
 import keras
 import tensorflow as tf
+from keras.src.losses.losses import LossFunctionWrapper  # not exported by keras.losses
 
 from tfnet_train.semantics import KERAS, TFNET
 
@@ -40,17 +41,24 @@ def get_loss(identifier: Any, semantics: str = KERAS) -> keras.losses.Loss:
     if isinstance(identifier, str):
         if semantics == TFNET:  # TF.NET matches the exact string: "MAE" is not "mae"
             return _TFNET_LOSSES.get(identifier, keras.losses.MeanSquaredError)()
-        key = identifier.lower()
-        if key in _LOSS_CLASSES:
-            return _LOSS_CLASSES[key]()
-        raise ValueError(f"loss: unknown name {identifier!r}; expected one of {sorted(_LOSS_CLASSES)}")
+        if identifier in _LOSS_CLASSES:  # names are case-sensitive, as in Keras 3
+            return _LOSS_CLASSES[identifier]()
+        try:
+            found = keras.losses.get(identifier)  # any other name Keras 3 knows ("huber", "MeanSquaredError")
+        except ValueError:
+            raise ValueError(
+                f"loss: unknown name {identifier!r}; expected a Keras 3 loss name such as {sorted(_LOSS_CLASSES)}"
+            ) from None
+        if isinstance(found, keras.losses.Loss):
+            return found
+        return LossFunctionWrapper(found, name=identifier)
     if identifier is None:
         if semantics == TFNET:
             return keras.losses.MeanSquaredError()
         raise ValueError("loss: None given; compile(loss=...) needs a loss name, object or callable")
     if callable(identifier):
         name = getattr(identifier, "__name__", "loss")
-        return keras.losses.LossFunctionWrapper(identifier, name=name)
+        return LossFunctionWrapper(identifier, name=name)
     raise TypeError(f"loss must be a name, a keras.losses.Loss or a callable, got {type(identifier).__name__}")
 
 
@@ -90,7 +98,7 @@ class LossesContainer:
         if losses and len(losses) != len(y_pred_list):
             raise ValueError(f"loss: got {len(losses)} losses for a model with {len(y_pred_list)} outputs")
         total = None
-        for loss_fn, yt, yp in zip(losses, y_true_list, y_pred_list, strict=True):
+        for loss_fn, yt, yp in zip(losses, y_true_list, y_pred_list) if losses else ():
             value = self._one_loss(loss_fn, yt, yp, sample_weight)
             total = value if total is None else total + value
         if self.semantics == KERAS and regularization_losses:
