@@ -8,12 +8,13 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tfnet_train.conformance.case import load
+from tfnet_train.conformance.case import LossSpec, OptimizerSpec, load, save
 from tfnet_train.conformance.compare import Divergence
 from tfnet_train.conformance.engine_runner import engine_model
 from tfnet_train.conformance.numpy_reference import run_numpy
@@ -225,6 +226,11 @@ public static class RecordFromCSharp
             Fail("used", () => CaseRecorder.Record(used, nx, ny, 3, 4, args[0] + "/never"));
             Fail("rows", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3), Layers.Dense(1)), nx, ny, 4, 4,
                 args[0] + "/never"));
+            for (int i = 1; i < args.Length; i++)
+            {
+                var loaded = TfNetTrain.Reference.ConformanceCase.Load(args[i]);
+                Console.WriteLine("rewrote " + CaseWriter.Save(loaded, args[0] + "/rewritten"));
+            }
         }
         return 0;
     }
@@ -246,13 +252,29 @@ def _compile_recorder(dotnet_bin: Path, folder: Path) -> Path:
     return exe
 
 
+def _cases_to_rewrite(folder: Path) -> list[Path]:
+    """Cases using the schema's optional fields: string-compiled loss and optimizer, L2 kernel regularizers."""
+    regularized = load(case_paths("default", "tfnet_tanh_mse_sgd_l2")[0])
+    strings = replace(regularized, name="strings", loss=LossSpec("MAE", as_string=True),
+                      optimizer=OptimizerSpec("Adam", {}, as_string=True))
+    return [save(c, None, folder) for c in (regularized, strings)]
+
+
 def test_case_recorded_from_csharp_loads_in_python_and_replays(dotnet_bin: Path, tmp_path: Path) -> None:
     exe = _compile_recorder(dotnet_bin, tmp_path)
     cases = tmp_path / "cases"
-    proc = subprocess.run(["mono", str(exe), str(cases)], capture_output=True, text=True, timeout=300, cwd=ROOT,
+    originals = _cases_to_rewrite(tmp_path / "originals")
+    proc = subprocess.run(["mono", str(exe), str(cases), *map(str, originals)], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT,
                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "MONO_PATH": str(dotnet_bin)})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
+    for original in map(load, originals):
+        rewritten = load(cases / "rewritten" / f"{original.name}.json")
+        assert rewritten.to_json() == original.to_json(), original.name
+        for key, value in original.arrays.to_npz_dict().items():
+            np.testing.assert_array_equal(rewritten.arrays.to_npz_dict()[key], value, err_msg=key)
+            assert rewritten.arrays.to_npz_dict()[key].dtype == value.dtype
     assert "recorded keras_case: 3 steps of 4" in lines and "recorded tfnet_case: 3 steps of 4" in lines
     refused = ("dropout", "l1", "bias", "used", "rows")
     errors = dict(line.split(": ", 1) for line in lines if line.split(":")[0] in refused)

@@ -22,10 +22,21 @@ namespace TfNetTrain.Conformance
                 { "input_shape", new[] { c.InputSize } },
                 { "layers", c.Layers.Select(LayerJson).ToList() },
             });
-            doc.Add("loss", new JsonObject { { "name", CaseNames.Of(c.Loss.Kind) }, { "from_logits", c.Loss.FromLogits } });
+            var loss = new JsonObject { { "name", c.Loss.AsString ? c.Loss.Name : CaseNames.Of(c.Loss.Kind) }, { "from_logits", c.Loss.FromLogits } };
+            if (c.Loss.AsString) loss.Add("as_string", true);
+            doc.Add("loss", loss);
             doc.Add("metrics", c.Metrics.ToList());
-            var optimizer = new JsonObject { { "name", CaseNames.Of(c.Optimizer.Kind) } };
-            foreach (var parameter in OptimizerParameters.Of(c.Optimizer)) optimizer.Add(parameter.Key, parameter.Value);
+            var optimizer = new JsonObject();
+            if (c.Optimizer.AsString)
+            {
+                optimizer.Add("name", c.Optimizer.Name);
+                optimizer.Add("as_string", true);
+            }
+            else
+            {
+                optimizer.Add("name", CaseNames.Of(c.Optimizer.Kind));
+                foreach (var parameter in OptimizerParameters.Of(c.Optimizer)) optimizer.Add(parameter.Key, parameter.Value);
+            }
             doc.Add("optimizer", optimizer);
             doc.Add("batch_size", c.BatchSize);
             doc.Add("steps", c.Steps);

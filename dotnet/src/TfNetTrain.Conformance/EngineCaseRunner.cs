@@ -7,7 +7,8 @@ namespace TfNetTrain.Conformance
 {
     /// <summary>
     /// Runs a conformance case with the Python engine through the bridge API: a Sequential of Dense layers built from
-    /// the case's spec (with their L2 kernel regularizers), compiled with its optimizer, loss, metrics and semantics profile, given its initial weights,
+    /// the case's spec (with their L2 kernel regularizers), compiled with its optimizer, loss (objects, or the strings
+    /// a case compiles with), metrics and semantics profile, given its initial weights,
     /// then <see cref="Model.TrainStepTraced"/> once per step on rows <c>[i*batch_size, (i+1)*batch_size)</c>.
     /// Needs a running <see cref="PythonRuntime"/>.
     /// </summary>
@@ -63,19 +64,27 @@ namespace TfNetTrain.Conformance
             }
         }
 
-        /// <summary>The engine optimizer of a case: class name and every hyper-parameter as the case states it.</summary>
+        /// <summary>
+        /// The engine optimizer of a case: class name and every hyper-parameter as the case states it, or the case's
+        /// string (<c>optimizer.as_string</c>), which compile resolves under the case's profile.
+        /// </summary>
         public static OptimizerSpec Optimizer(Reference.OptimizerSpec spec)
         {
             if (spec == null) throw new ArgumentNullException(nameof(spec));
+            if (spec.AsString) return spec.Name;
             var kwargs = new Dictionary<string, object>();
             foreach (var parameter in OptimizerParameters.Of(spec)) kwargs[parameter.Key] = parameter.Value;
             return Optimizers.Create(OptimizerParameters.ClassName(spec.Kind), kwargs);
         }
 
-        /// <summary>The Keras loss of a case (from_logits for the cross-entropies).</summary>
+        /// <summary>
+        /// The Keras loss of a case (from_logits for the cross-entropies), or the case's string (<c>loss.as_string</c>;
+        /// null compiles with <c>loss=None</c>), which compile resolves under the case's profile.
+        /// </summary>
         public static LossSpec Loss(Reference.LossSpec spec)
         {
             if (spec == null) throw new ArgumentNullException(nameof(spec));
+            if (spec.AsString) return spec.Name;
             switch (spec.Kind)
             {
                 case LossKind.MeanSquaredError: return Losses.MeanSquaredError();
