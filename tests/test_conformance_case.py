@@ -147,3 +147,9 @@ def test_batches_follow_the_documented_rows() -> None:
     np.testing.assert_array_equal(sw, case.arrays.sample_weight[16:24])
     with pytest.raises(ValueError, match=r"step must be in \[0, 3\), got 3"):
         case.batch(3)
+
+
+def test_a_metric_listed_twice_is_an_error(case_dir: Path) -> None:
+    path = _edit_json(case_dir, lambda doc: doc.update(metrics=["mae", "mae"]))
+    with pytest.raises(CaseError, match=r"field 'metrics\[1\]': expected a metric not listed before, got 'mae'"):
+        load(path)

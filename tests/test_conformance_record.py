@@ -67,3 +67,18 @@ def test_record_refuses_what_a_case_cannot_express(tmp_path: Path) -> None:
         record(_model("keras"), x, y, 13, tmp_path / "c")
     with pytest.raises(TypeError, match="expected a compiled tfnet_train model, got Sequential"):
         record(keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]), x, y, 3, tmp_path / "c")
+
+
+def test_record_keeps_l2_kernel_regularizers_and_refuses_other_penalties(tmp_path: Path) -> None:
+    x, y, _ = _data()
+    penalised = keras.layers.Dense(4, kernel_regularizer=keras.regularizers.L2(0.1))
+    l2 = _model("keras", layers=[keras.Input((3,)), penalised, keras.layers.Dense(1, activation="sigmoid")])
+    case = record(l2, x, y, 3, tmp_path / "l2")
+    assert case.model.layers[0].kernel_l2 == pytest.approx(0.1)
+    runs = {impl: implementations.run(impl, case) for impl in ("numpy", "engine")}
+    assert compare_traces(runs["numpy"], runs["engine"], case.tolerance).passed
+    for extra in ({"kernel_regularizer": keras.regularizers.L1(0.1)}, {"bias_regularizer": "l2"},
+                  {"activity_regularizer": "l2"}, {"kernel_constraint": keras.constraints.NonNeg()}):
+        model = _model("keras", layers=[keras.Input((3,)), keras.layers.Dense(1, **extra)])
+        with pytest.raises(ValueError, match="model: layer .* (kernel_regularizer must be|has a)"):
+            record(model, x, y, 3, tmp_path / "bad")

@@ -441,6 +441,8 @@ def parse(doc: Any, expected_name: str | None = None) -> Case:
     for i, metric in enumerate(metrics):
         if metric not in METRICS:
             raise _fail(name, f"metrics[{i}]", f"one of {METRICS}", metric)
+        if metric in metrics[:i]:
+            raise _fail(name, f"metrics[{i}]", "a metric not listed before", metric)
     ints = {}
     for key in ("batch_size", "steps"):
         value = _require(doc, key, name, "")

@@ -45,11 +45,28 @@ def _model_spec(model: Any) -> ModelSpec:
         activation = layer.get_config()["activation"]
         if not isinstance(activation, str):
             raise ValueError(f"model: layer {layer.name!r} activation must be a named activation, got {activation!r}")
-        layers.append(DenseSpec(units=int(layer.units), activation=activation, use_bias=bool(layer.use_bias)))
+        layers.append(DenseSpec(units=int(layer.units), activation=activation, use_bias=bool(layer.use_bias),
+                                kernel_l2=_kernel_l2(layer)))
     if not layers:
         raise ValueError("model: expected at least one Dense layer, got none")
     kernel = model.layers[0].kernel
     return ModelSpec(input_dim=int(kernel.shape[0]), layers=tuple(layers))
+
+
+def _kernel_l2(layer: Any) -> float | None:
+    """The L2 factor of the layer's kernel regularizer; anything a case cannot express is refused."""
+    import keras
+
+    for what in ("bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint"):
+        if getattr(layer, what, None) is not None:
+            raise ValueError(f"model: layer {layer.name!r} has a {what}, which a conformance case cannot express")
+    regularizer = layer.kernel_regularizer
+    if regularizer is None:
+        return None
+    if type(regularizer) is not keras.regularizers.L2:
+        raise ValueError(f"model: layer {layer.name!r} kernel_regularizer must be keras.regularizers.L2, "
+                         f"got {type(regularizer).__name__}")
+    return float(regularizer.l2)
 
 
 def _loss_spec(model: Any) -> LossSpec:
