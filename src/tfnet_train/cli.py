@@ -3,6 +3,7 @@
     tfnet-train conformance run [--suite default|PATH] [--impl engine,keras,numpy,csharp] [--baseline NAME]
                                 [--report DIR] [--case NAME]
     tfnet-train conformance diff CASE [--a keras] [--b tfnet] [--impl engine] [--suite default|PATH]
+    tfnet-train conformance render DIR
     tfnet-train conformance list [--suite default|PATH]
     tfnet-train conformance build-suite [DIR]
 
@@ -41,6 +42,10 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--impl", default="engine", help="implementation to run (default engine)")
     diff.add_argument("--suite", default="default", help="suite to look the case name up in")
 
+    render = sub.add_parser("render", help="draw index.html and plots from DIR/report.json (e.g. written by the "
+                            "C# runner)")
+    render.add_argument("directory", help="folder holding report.json")
+
     listing = sub.add_parser("list", help="list the cases of a suite")
     listing.add_argument("--suite", default="default")
 
@@ -71,6 +76,14 @@ def _diff(args: argparse.Namespace) -> int:
     return 0 if result.comparison is not None else 1
 
 
+def _render(args: argparse.Namespace) -> int:
+    from tfnet_train.conformance.render import render_report_dir
+
+    paths = render_report_dir(args.directory)
+    print(f"report: {paths['json']} and {paths['html']}")
+    return 0
+
+
 def _list(args: argparse.Namespace) -> int:
     from tfnet_train.conformance.case import load
     from tfnet_train.conformance.runner import case_paths
@@ -94,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     logging.getLogger("tensorflow").setLevel(logging.ERROR)  # retracing notices are not results
     args = _parser().parse_args(argv)
-    handlers = {"run": _run, "diff": _diff, "list": _list, "build-suite": _build}
+    handlers = {"run": _run, "diff": _diff, "render": _render, "list": _list, "build-suite": _build}
     try:
         code = handlers[args.action](args)
     except ValueError as err:

@@ -1,18 +1,21 @@
 """PNG plots for the report: loss per step per implementation, and the worst error per stage per pair.
 
-Figures are drawn with matplotlib's Agg canvas directly (no pyplot, no global backend change).
+The drawing functions take plain data, so a report can be drawn from a ``SuiteResult`` or from report.json alone
+(``case_plots`` reads one case of that document). Figures are drawn with matplotlib's Agg canvas directly (no pyplot,
+no global backend change).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from tfnet_train.conformance.runner import CaseResult
 from tfnet_train.engine.trace import STAGES
 
 ERROR_FLOOR = 1e-12  # a zero error is drawn at this height on the log axis
@@ -25,46 +28,59 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def loss_curve(result: CaseResult, path: Path) -> Path:
-    """Training loss per step, one line per implementation that ran."""
+def loss_curve(name: str, losses: Mapping[str, Sequence[float]], path: Path) -> Path:
+    """Training loss per step, one line per implementation (``losses``: implementation -> loss per step)."""
     fig = Figure(figsize=(5, 3.2))
     ax = fig.add_subplot()
     markers = "osD^v<>"
-    for i, run in enumerate(r for r in result.runs.values() if r.status == "ok"):
-        losses = run.losses
-        ax.plot(range(len(losses)), losses, marker=markers[i % len(markers)], label=run.name, alpha=0.8)
+    for i, (implementation, values) in enumerate(losses.items()):
+        ax.plot(range(len(values)), values, marker=markers[i % len(markers)], label=implementation, alpha=0.8)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
-    ax.set_title(f"{result.name}: loss", fontsize=9)
+    ax.set_title(f"{name}: loss", fontsize=9)
     if ax.has_data():
         ax.legend(fontsize=8)
     fig.tight_layout()
     return _save(fig, path)
 
 
-def stage_errors(result: CaseResult, path: Path) -> Path:
-    """Max absolute error per stage (log scale), one bar group per compared pair."""
+def stage_errors(name: str, errors: Mapping[str, Mapping[str, float]], atol: float | None, path: Path) -> Path:
+    """Max absolute error per stage (log scale), one bar group per compared pair.
+
+    ``errors``: pair label -> {stage: max |a - b|}; a stage the pair did not compare is left out.
+    """
     fig = Figure(figsize=(6, 3.2))
     ax = fig.add_subplot()
-    pairs = [p for p in result.pairs if p.comparison is not None]
-    width = 0.8 / max(len(pairs), 1)
+    width = 0.8 / max(len(errors), 1)
     positions = np.arange(len(STAGES))
-    for i, pair in enumerate(pairs):
-        heights = []
-        for stage in STAGES:
-            record = pair.comparison.stage(stage)
-            heights.append(np.nan if record is None else max(record.max_abs, ERROR_FLOOR))
-        ax.bar(positions + i * width, heights, width, label=f"{pair.a} vs {pair.b}")
-    tolerance = result.case.tolerance.atol if result.case else None
-    if tolerance:
-        ax.axhline(tolerance, color="grey", linestyle="--", linewidth=0.8, label="atol")
+    for i, (label, by_stage) in enumerate(errors.items()):
+        heights = [max(by_stage[s], ERROR_FLOOR) if s in by_stage else np.nan for s in STAGES]
+        ax.bar(positions + i * width, heights, width, label=label)
+    if atol:
+        ax.axhline(atol, color="grey", linestyle="--", linewidth=0.8, label="atol")
     ax.set_yscale("log")
     ax.set_ylim(bottom=ERROR_FLOOR / 2)
     ax.set_xticks(positions + 0.4 - width / 2, [s.replace("_", "\n") for s in STAGES], fontsize=6)
     ax.set_ylabel("max |a - b|")
-    ax.set_title(f"{result.name}: error by stage", fontsize=9)
-    if pairs:
+    ax.set_title(f"{name}: error by stage", fontsize=9)
+    if errors:
         ax.legend(fontsize=7)
     fig.tight_layout()
     return _save(fig, path)
+
+
+def case_plots(case: Mapping[str, Any], directory: Path) -> dict[str, str]:
+    """Both PNGs of one report.json case under ``directory``/plots; returns their paths relative to ``directory``.
+
+    Runs with status 'ok' give the loss lines; pairs with verdict 'pass' or 'fail' (those that were compared) give
+    the bars. Non-finite numbers may be the strings "inf", "-inf" and "nan", as report.json writes them.
+    """
+    name = case["name"]
+    losses = {r["implementation"]: [float(v) for v in r["losses"]] for r in case["runs"] if r["status"] == "ok"}
+    errors = {f"{p['a']} vs {p['b']}": {s["stage"]: float(s["max_abs"]) for s in p["stages"]}
+              for p in case["pairs"] if p["verdict"] in ("pass", "fail")}
+    atol = case["tolerance"]["atol"] if case.get("tolerance") else None
+    loss_png = loss_curve(name, losses, directory / "plots" / f"{name}_loss.png")
+    errors_png = stage_errors(name, errors, atol, directory / "plots" / f"{name}_errors.png")
+    return {"loss": loss_png.relative_to(directory).as_posix(), "errors": errors_png.relative_to(directory).as_posix()}

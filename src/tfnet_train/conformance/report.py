@@ -22,7 +22,6 @@ Non-finite numbers are written as the strings "inf", "-inf" and "nan".
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections import Counter
 from dataclasses import asdict
@@ -136,88 +135,80 @@ def _verdict_cell(verdict: str, css: str | None = None) -> str:
     return f'<td class="{css}">{html.escape(verdict)}</td>'
 
 
-def _fmt(value: float) -> str:
-    return f"{value:.3g}"
+def _fmt(value: float | str) -> str:
+    return f"{float(value):.3g}"  # float() also reads report.json's "inf", "-inf" and "nan"
 
 
-def _case_html(result: CaseResult, plots: dict[str, str] | None) -> str:
+def _case_html(case: dict[str, Any]) -> str:
+    """One case of report.json: its runs, a stage table per pair, and its plots."""
     esc = html.escape
-    case = result.case
-    parts = [f'<h2 id="{esc(result.name)}">{esc(result.name)}</h2>']
-    if case:
-        parts.append(f"<p>{esc(case.description)} &mdash; semantics <b>{esc(case.semantics)}</b>, "
-                     f"{case.steps} steps, rtol {case.tolerance.rtol:g}, atol {case.tolerance.atol:g}</p>")
-    if result.error:
-        parts.append(f'<p class="error">{esc(result.error)}</p>')
-    if result.runs:
+    name = case["name"]
+    parts = [f'<h2 id="{esc(name)}">{esc(name)}</h2>']
+    if case["semantics"] is not None:
+        tolerance = case["tolerance"]
+        parts.append(f"<p>{esc(case['description'])} &mdash; semantics <b>{esc(case['semantics'])}</b>, "
+                     f"{case['steps']} steps, rtol {tolerance['rtol']:g}, atol {tolerance['atol']:g}</p>")
+    if case["error"]:
+        parts.append(f'<p class="error">{esc(case["error"])}</p>')
+    if case["runs"]:
         parts.append("<table><tr><th>implementation</th><th>status</th><th>seconds</th><th>message</th></tr>")
-        for run in result.runs.values():
-            parts.append(f"<tr><td>{esc(run.name)}</td>{_verdict_cell(run.status)}"
-                         f"<td>{run.seconds:.2f}</td><td>{esc(run.message)}</td></tr>")
+        for run in case["runs"]:
+            parts.append(f"<tr><td>{esc(run['implementation'])}</td>{_verdict_cell(run['status'])}"
+                         f"<td>{run['seconds']:.2f}</td><td>{esc(run['message'])}</td></tr>")
         parts.append("</table>")
-    for pair in result.pairs:
-        parts.append(f"<h3>{esc(pair.a)} vs {esc(pair.b)}: {esc(pair.verdict)}</h3>")
-        if pair.message:
-            parts.append(f"<p><code>{esc(pair.message)}</code></p>")
-        if pair.comparison and pair.comparison.stages:
+    for pair in case["pairs"]:
+        parts.append(f"<h3>{esc(pair['a'])} vs {esc(pair['b'])}: {esc(pair['verdict'])}</h3>")
+        if pair["message"]:
+            parts.append(f"<p><code>{esc(pair['message'])}</code></p>")
+        if pair["stages"]:
             parts.append("<table><tr><th>stage</th><th>values</th><th>max abs error</th>"
                          "<th>max rel error</th><th>verdict</th></tr>")
-            for s in pair.comparison.stages:
-                parts.append(f"<tr><td>{esc(s.stage)}</td><td>{s.compared}</td><td>{_fmt(s.max_abs)}</td>"
-                             f"<td>{_fmt(s.max_rel)}</td>{_verdict_cell('pass' if s.passed else 'fail')}</tr>")
+            for s in pair["stages"]:
+                parts.append(f"<tr><td>{esc(s['stage'])}</td><td>{s['compared']}</td><td>{_fmt(s['max_abs'])}</td>"
+                             f"<td>{_fmt(s['max_rel'])}</td>{_verdict_cell('pass' if s['passed'] else 'fail')}</tr>")
             parts.append("</table>")
-    if plots:
-        parts.append("<p>" + "".join(f'<img src="{esc(src)}" alt="{esc(kind)} plot of {esc(result.name)}">'
-                                     for kind, src in plots.items()) + "</p>")
+    if case["plots"]:
+        parts.append("<p>" + "".join(f'<img src="{esc(src)}" alt="{esc(kind)} plot of {esc(name)}">'
+                                     for kind, src in case["plots"].items()) + "</p>")
     return "\n".join(parts)
 
 
-def to_html(result: SuiteResult, plots: dict[str, dict[str, str]] | None = None) -> str:
-    """A static page: summary table, then per case its runs, stage tables and plots."""
+def document_html(doc: dict[str, Any]) -> str:
+    """The static page of a report.json document: summary table, then per case its runs, stage tables and plots."""
     esc = html.escape
-    plots = plots or {}
-    counts = verdict_counts(result)
+    counts = doc["summary"]
     rows = []
-    for case in result.cases:
-        for pair in case.pairs or []:
-            rows.append(f'<tr><td><a href="#{esc(case.name)}">{esc(case.name)}</a></td>'
-                        f"<td>{esc(pair.a)} vs {esc(pair.b)}</td>{_verdict_cell(pair.verdict)}"
-                        f"<td><code>{esc(pair.message)}</code></td></tr>")
-        if case.error:
-            rows.append(f"<tr><td>{esc(case.name)}</td><td>-</td>{_verdict_cell('error')}"
-                        f"<td>{esc(case.error)}</td></tr>")
+    for case in doc["cases"]:
+        for pair in case["pairs"]:
+            rows.append(f'<tr><td><a href="#{esc(case["name"])}">{esc(case["name"])}</a></td>'
+                        f"<td>{esc(pair['a'])} vs {esc(pair['b'])}</td>{_verdict_cell(pair['verdict'])}"
+                        f"<td><code>{esc(pair['message'])}</code></td></tr>")
+        if case["error"]:
+            rows.append(f"<tr><td>{esc(case['name'])}</td><td>-</td>{_verdict_cell('error')}"
+                        f"<td>{esc(case['error'])}</td></tr>")
     body = [
         "<!DOCTYPE html>", '<html><head><meta charset="utf-8"><title>tfnet-train conformance</title>',
         f"<style>{_STYLE}</style></head><body>",
         "<h1>tfnet-train conformance</h1>",
-        f"<p>suite <code>{esc(result.suite)}</code>; implementations {esc(', '.join(result.implementations))}; "
-        f"baseline <b>{esc(result.baseline)}</b>; rule <code>{esc(TOLERANCE_RULE)}</code></p>",
-        f"<p><b>{'PASSED' if result.passed else 'FAILED'}</b>: {counts['cases']} cases, {counts['pass']} pass, "
+        f"<p>suite <code>{esc(doc['suite'])}</code>; implementations {esc(', '.join(doc['implementations']))}; "
+        f"baseline <b>{esc(doc['baseline'])}</b>; rule <code>{esc(doc['tolerance_rule'])}</code></p>",
+        f"<p><b>{'PASSED' if doc['passed'] else 'FAILED'}</b>: {counts['cases']} cases, {counts['pass']} pass, "
         f"{counts['fail']} fail, {counts['error']} error, {counts['n/a']} n/a</p>",
         "<table><tr><th>case</th><th>pair</th><th>verdict</th><th>first divergence / note</th></tr>",
         *rows, "</table>",
-        *(_case_html(c, plots.get(c.name)) for c in result.cases),
+        *(_case_html(c) for c in doc["cases"]),
         "</body></html>",
     ]
     return "\n".join(body)
 
 
+def to_html(result: SuiteResult, plots: dict[str, dict[str, str]] | None = None) -> str:
+    """The static page of a suite run (``document_html`` of its report.json document)."""
+    return document_html(to_json(result, plots))
+
+
 def write_report(result: SuiteResult, directory: str | Path) -> dict[str, Path]:
     """Write report.json, index.html and the PNGs under ``directory``; returns their paths."""
-    from tfnet_train.conformance import plots as plotting
+    from tfnet_train.conformance.render import write_document
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    plots: dict[str, dict[str, str]] = {}
-    for case in result.cases:
-        if case.case is None:
-            continue
-        loss_png = plotting.loss_curve(case, out / "plots" / f"{case.name}_loss.png")
-        errors_png = plotting.stage_errors(case, out / "plots" / f"{case.name}_errors.png")
-        plots[case.name] = {"loss": loss_png.relative_to(out).as_posix(),
-                            "errors": errors_png.relative_to(out).as_posix()}
-    json_path = out / "report.json"
-    json_path.write_text(json.dumps(to_json(result, plots), indent=2) + "\n", encoding="utf-8")
-    html_path = out / "index.html"
-    html_path.write_text(to_html(result, plots), encoding="utf-8")
-    return {"json": json_path, "html": html_path}
+    return write_document(to_json(result), directory)
