@@ -1,6 +1,6 @@
 """TfNetTrain.Conformance.exe: the conformance suite run from C# (the Python engine through the bridge against the
-in-process C# reference), its table and report.json, planted divergences found where they were planted, and cases
-recorded from a live bridged model with ``CaseRecorder.Record``."""
+in-process C# reference), its table, report.json and HTML page, planted divergences found where they were planted,
+and cases recorded from a live bridged model with ``CaseRecorder.Record``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_conformance_render import assert_page_references_existing_pngs
 
 from tfnet_train.conformance.case import LossSpec, OptimizerSpec, load, save
 from tfnet_train.conformance.compare import Divergence
@@ -37,14 +38,14 @@ def run_exe(dotnet_bin: Path, *args: str, timeout: float = 300) -> subprocess.Co
 
 
 @pytest.fixture(scope="module")
-def default_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, dict]:
-    """The whole default suite, engine against csharp, with a report."""
+def default_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, dict, Path]:
+    """The whole default suite, engine against csharp, with a report (document and folder)."""
     if not (DOTNET_BIN / EXE).exists():
         raise RuntimeError(f"{EXE} missing in {DOTNET_BIN}: run `PYTHON=.venv/bin/python bash dotnet/build.sh`")
     report = tmp_path_factory.mktemp("report")
     proc = run_exe(DOTNET_BIN, "run", "--suite", "default", "--impl", "engine,csharp", "--report", str(report))
     assert (report / "report.json").is_file(), proc.stdout + proc.stderr
-    return proc, json.loads((report / "report.json").read_text())
+    return proc, json.loads((report / "report.json").read_text()), report
 
 
 def _without_timing(case: dict) -> dict:
@@ -52,7 +53,7 @@ def _without_timing(case: dict) -> dict:
 
 
 def test_default_suite_passes_engine_against_csharp(default_run) -> None:
-    proc, doc = default_run
+    proc, doc, _ = default_run
     assert proc.returncode == 0, proc.stdout + proc.stderr
     names = [p.stem for p in case_paths("default")]
     assert doc["schema"] == REPORT_SCHEMA and doc["passed"] is True
@@ -80,11 +81,40 @@ def test_default_suite_passes_engine_against_csharp(default_run) -> None:
 
 def test_csharp_report_equals_the_python_runners_report(default_run) -> None:
     """Same cases, same implementations: the Python runner's comparison and report agree with the C# ones."""
-    _, doc = default_run
+    _, doc, _ = default_run
     python = to_json(run_suite("default", ["engine", "csharp"], case=SAME_AS_PYTHON))
     expected = [_without_timing(c) for c in python["cases"]]
     actual = [_without_timing(c) for c in doc["cases"] if c["name"] in {e["name"] for e in expected}]
     assert len(expected) == 3 and actual == expected
+
+
+def test_csharp_run_writes_the_html_page_with_a_section_and_plots_per_case(default_run) -> None:
+    proc, doc, report = default_run
+    assert f"report: {report / 'report.json'} and {report / 'index.html'}" in proc.stdout
+    outline = assert_page_references_existing_pngs(report)
+    names = [c["name"] for c in doc["cases"]]
+    assert outline.sections == names and len(outline.images) == 2 * len(names)
+    for case in doc["cases"]:
+        assert case["plots"] == {"loss": f"plots/{case['name']}_loss.png", "errors": f"plots/{case['name']}_errors.png"}
+        assert {(report / src).is_file() for src in case["plots"].values()} == {True}
+
+
+def test_without_python_only_report_json_is_written(dotnet_bin: Path, tmp_path: Path) -> None:
+    case = load(case_paths("default", PLANT_CASE)[0])
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / f"{PLANT_CASE}.json").write_text(json.dumps(case.to_json()))  # states its tolerance: no Python needed
+    shutil.copy(case.path.with_suffix(".npz"), suite)
+    _write_traces(run_numpy(case), tmp_path / "recorded")
+    proc = subprocess.run(["mono", str(dotnet_bin / EXE), "run", "--suite", str(suite), "--impl",
+                           f"csharp,recorded={tmp_path / 'recorded'}", "--report", str(tmp_path / "report")],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={**os.environ, "TFNET_TRAIN_VENV": str(tmp_path / "no_venv")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads((tmp_path / "report" / "report.json").read_text())["passed"] is True
+    assert not (tmp_path / "report" / "index.html").exists() and not (tmp_path / "report" / "plots").exists()
+    assert "(only report.json was written: Python did not start: TfNetTrainStartupException: TFNET_TRAIN_VENV" \
+        in proc.stdout
 
 
 def _write_traces(traces: list[dict[str, np.ndarray]], folder: Path) -> None:
@@ -115,6 +145,8 @@ def test_planted_divergences_are_reported_where_they_were_planted(dotnet_bin: Pa
     proc = run_exe(dotnet_bin, "run", "--suite", str(suite), "--impl", impl, "--report", str(tmp_path / "report"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     doc = json.loads((tmp_path / "report" / "report.json").read_text())
+    outline = assert_page_references_existing_pngs(tmp_path / "report")
+    assert outline.sections == ["broken", PLANT_CASE] and len(outline.images) == 2  # a case that did not load: none
     assert doc["passed"] is False and doc["summary"] == {"cases": 2, "pass": 1, "fail": 4, "error": 1, "n/a": 0}
     failed_load, planted = doc["cases"]
     assert failed_load["name"] == "broken" and failed_load["passed"] is False and failed_load["pairs"] == []

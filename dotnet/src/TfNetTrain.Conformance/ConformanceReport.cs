@@ -9,8 +9,8 @@ namespace TfNetTrain.Conformance
 {
     /// <summary>
     /// Reports of a suite run: the terminal table and report.json, schema <c>tfnet-train/conformance-report@1</c>
-    /// as the Python side writes it (tfnet_train/conformance/report.py). This runner draws no plots, so every case's
-    /// "plots" is null and no HTML page is written.
+    /// as the Python side writes it (tfnet_train/conformance/report.py). Every case's "plots" is written null;
+    /// <see cref="HtmlReport"/> then draws the plots and index.html and fills them in.
     /// </summary>
     public static class ConformanceReport
     {

@@ -24,7 +24,8 @@ namespace TfNetTrain.Conformance
             "                  <case>.npz or one .npz with keys step<i>/<trace key>); default engine,csharp\n" +
             "       --baseline the implementation the others are compared with (default: numpy, keras, csharp, engine,\n" +
             "                  the first of these listed, else the first given)\n" +
-            "       --report   folder for report.json (schema tfnet-train/conformance-report@1)\n" +
+            "       --report   folder for report.json (schema tfnet-train/conformance-report@1), and index.html with\n" +
+            "                  plots/*.png drawn by Python (tfnet-train conformance render) when Python starts\n" +
             "       --case     only cases whose name matches (glob patterns allowed)\n" +
             "list   lists the cases of a suite: name, semantics, description\n" +
             "\n" +
@@ -84,9 +85,16 @@ namespace TfNetTrain.Conformance
             List<string> paths = SuiteFiles.CasePaths(suite, options.CasePattern);
             SuiteResult result = runner.RunSuite(suite, paths);
             Console.WriteLine(ConformanceReport.FormatTable(result));
-            if (options.ReportDirectory != null)
-                Console.WriteLine("report: " + ConformanceReport.Write(result, options.ReportDirectory));
+            if (options.ReportDirectory != null) WriteReport(result, options.ReportDirectory, python);
             return result.Passed ? 0 : 1;
+        }
+
+        private static void WriteReport(SuiteResult result, string directory, PythonSession python)
+        {
+            string json = ConformanceReport.Write(result, directory);
+            string html = HtmlReport.TryRender(directory, python.Start, out string reason);
+            Console.WriteLine(html != null ? "report: " + json + " and " + html
+                                           : "report: " + json + " (only report.json was written: " + reason + ")");
         }
 
         private static string ListSuite(IList<string> args)
