@@ -50,7 +50,39 @@ class LearningRateSchedule(keras.optimizers.schedules.LearningRateSchedule):
         raise NotImplementedError(f"{type(self).__name__} must implement get_config()")
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _RateDecay(LearningRateSchedule):
+    """Shared by the schedules driven by ``step / decay_steps`` (floored if ``staircase``) and ``decay_rate``."""
+
+    def __init__(
+        self,
+        initial_learning_rate: float,
+        decay_steps: float,
+        decay_rate: float,
+        staircase: bool,
+        name: str,
+    ) -> None:
+        self.initial_learning_rate = _checks.as_float("initial_learning_rate", initial_learning_rate)
+        self.decay_steps = _checks.positive_int_or_float("decay_steps", decay_steps)
+        self.decay_rate = _checks.as_float("decay_rate", decay_rate)
+        self.staircase = _checks.boolean("staircase", staircase)
+        self.name = name
+
+    def _progress(self, step: Any) -> tf.Tensor:
+        """``step / decay_steps`` in float32, floored if ``staircase``."""
+        ratio = tf.cast(step, tf.float32) / tf.cast(self.decay_steps, tf.float32)
+        return tf.floor(ratio) if self.staircase else ratio
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+class ExponentialDecay(_RateDecay):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)``; the exponent floored if ``staircase``."""
 
     def __init__(
@@ -61,30 +93,13 @@ class ExponentialDecay(LearningRateSchedule):
         staircase: bool = False,
         name: str = "ExponentialDecay",
     ) -> None:
-        self.initial_learning_rate = _checks.as_float("initial_learning_rate", initial_learning_rate)
-        self.decay_steps = _checks.positive_int_or_float("decay_steps", decay_steps)
-        self.decay_rate = _checks.as_float("decay_rate", decay_rate)
-        self.staircase = _checks.boolean("staircase", staircase)
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step: Any) -> tf.Tensor:
         with tf.name_scope(self.name):
             initial = _float32(self.initial_learning_rate)
-            decay_steps = tf.cast(self.decay_steps, tf.float32)
             decay_rate = tf.cast(self.decay_rate, tf.float32)
-            exponent = tf.cast(step, tf.float32) / decay_steps
-            if self.staircase:
-                exponent = tf.floor(exponent)
-            return tf.multiply(initial, tf.pow(decay_rate, exponent))
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "decay_rate": self.decay_rate,
-            "staircase": self.staircase,
-            "name": self.name,
-        }
+            return tf.multiply(initial, tf.pow(decay_rate, self._progress(step)))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -125,7 +140,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``; the ratio floored if ``staircase``."""
 
     def __init__(
@@ -136,31 +151,14 @@ class InverseTimeDecay(LearningRateSchedule):
         staircase: bool = False,
         name: str = "InverseTimeDecay",
     ) -> None:
-        self.initial_learning_rate = _checks.as_float("initial_learning_rate", initial_learning_rate)
-        self.decay_steps = _checks.positive_int_or_float("decay_steps", decay_steps)
-        self.decay_rate = _checks.as_float("decay_rate", decay_rate)
-        self.staircase = _checks.boolean("staircase", staircase)
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step: Any) -> tf.Tensor:
         with tf.name_scope(self.name):
             initial = _float32(self.initial_learning_rate)
-            decay_steps = tf.cast(self.decay_steps, tf.float32)
             decay_rate = tf.cast(self.decay_rate, tf.float32)
-            ratio = tf.cast(step, tf.float32) / decay_steps
-            if self.staircase:
-                ratio = tf.floor(ratio)
-            denominator = tf.add(tf.constant(1.0, tf.float32), tf.multiply(decay_rate, ratio))
+            denominator = tf.add(tf.constant(1.0, tf.float32), tf.multiply(decay_rate, self._progress(step)))
             return tf.divide(initial, denominator)
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "decay_rate": self.decay_rate,
-            "staircase": self.staircase,
-            "name": self.name,
-        }
 
 
 class PolynomialDecay(LearningRateSchedule):
