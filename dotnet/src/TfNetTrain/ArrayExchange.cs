@@ -2,6 +2,8 @@ using System;
 using System.Runtime.InteropServices;
 using Python.Runtime;
 
+[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("TfNetTrain.Tests")]
+
 namespace TfNetTrain
 {
     /// <summary>
@@ -12,6 +14,7 @@ namespace TfNetTrain
     internal static class ArrayExchange
     {
         private static PyObject _numpyEmpty;
+        private static PyObject _numpyAsarray;
         private static PyObject[] _dtypes;
         private static PyObject _ndarrayType;
         private static PyObject _exchangeArray;
@@ -43,6 +46,23 @@ namespace TfNetTrain
                 }
             }
             return result;
+        }
+
+        /// <summary>
+        /// A numpy view over the array's own memory, without a copy: pythonnet exports .NET primitive arrays through
+        /// the buffer protocol and keeps them pinned for as long as the view lives. For inputs Python reads during
+        /// the call (the engine copies them into tensors); the caller must not change the array meanwhile.
+        /// </summary>
+        public static PyObject ViewAsNumpy(NDArray array)
+        {
+            if (array == null) throw new ArgumentNullException(nameof(array));
+            EnsureNumpy();
+            using (var exported = array.Data.ToPython())
+            using (var flat = _numpyAsarray.Invoke(exported))
+            using (var pyShape = ShapeTuple(array.ShapeNoCopy))
+            {
+                return flat.InvokeMethod("reshape", pyShape);
+            }
         }
 
         /// <summary>A list of new numpy arrays, one per item.</summary>
@@ -129,10 +149,12 @@ namespace TfNetTrain
         public static void Reset()
         {
             _numpyEmpty?.Dispose();
+            _numpyAsarray?.Dispose();
             _ndarrayType?.Dispose();
             _exchangeArray?.Dispose();
             if (_dtypes != null) foreach (var d in _dtypes) d.Dispose();
             _numpyEmpty = null;
+            _numpyAsarray = null;
             _ndarrayType = null;
             _dtypes = null;
             _exchangeArray = null;
@@ -228,6 +250,7 @@ namespace TfNetTrain
                 _dtypes = dtypes;
                 _ndarrayType = numpy.GetAttr("ndarray");
                 _numpyEmpty = numpy.GetAttr("empty");
+                _numpyAsarray = numpy.GetAttr("asarray");
             }
         }
 

@@ -171,8 +171,8 @@ namespace TfNetTrain
                     foreach (var pair in classWeight) weights[pair.Key] = PyConvert.ShortestDouble(pair.Value);
                     arguments["class_weight"] = weights;
                 }
-                using (var px = ArrayExchange.ToNumpy(x))
-                using (var py = ArrayExchange.ToNumpy(y))
+                using (var px = ArrayExchange.ViewAsNumpy(x))
+                using (var py = ArrayExchange.ViewAsNumpy(y))
                 using (var kwargs = PyConvert.Kwargs(arguments))
                 using (var hostCallbacks = new PyList())
                 {
@@ -186,11 +186,11 @@ namespace TfNetTrain
                         }
                     }
                     kwargs["callbacks"] = hostCallbacks;
-                    if (sampleWeight != null) using (var pw = ArrayExchange.ToNumpy(sampleWeight)) kwargs["sample_weight"] = pw;
+                    if (sampleWeight != null) using (var pw = ArrayExchange.ViewAsNumpy(sampleWeight)) kwargs["sample_weight"] = pw;
                     if (validationX != null)
                     {
-                        using (var vx = ArrayExchange.ToNumpy(validationX))
-                        using (var vy = ArrayExchange.ToNumpy(validationY))
+                        using (var vx = ArrayExchange.ViewAsNumpy(validationX))
+                        using (var vy = ArrayExchange.ViewAsNumpy(validationY))
                         using (var pair = new PyTuple(new PyObject[] { vx, vy }))
                         {
                             kwargs["validation_data"] = pair;

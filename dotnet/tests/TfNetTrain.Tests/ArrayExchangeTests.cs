@@ -40,6 +40,34 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void FitInputsAreZeroCopyViewsOfTheCallersArray([Values(DType.Float32, DType.Float64, DType.Int32, DType.Int64)] DType dtype)
+        {
+            NDArray original = Sample(dtype, new[] { 2, 3 }, 5);
+            var seen = PythonSetup.Runtime.Run(() =>
+            {
+                using (var view = ArrayExchange.ViewAsNumpy(original))
+                using (var shape = view.GetAttr("shape"))
+                using (var name = view.GetAttr("dtype").GetAttr("name"))
+                {
+                    Array.Copy(Sample(dtype, new[] { 2, 3 }, 6).Data, original.Data, original.Size); // change it in C#
+                    using (var float64 = new PyString("float64"))
+                    using (var copy = view.InvokeMethod("astype", float64))
+                    using (var flat = copy.InvokeMethod("ravel"))
+                    {
+                        var values = new double[original.Size];
+                        for (int i = 0; i < values.Length; i++)
+                            using (var item = flat[i]) values[i] = item.As<double>();
+                        return Tuple.Create(shape.ToString(), name.ToString(), values);
+                    }
+                }
+            });
+            Assert.AreEqual("(2, 3)", seen.Item1);
+            Assert.AreEqual(dtype.NumpyName(), seen.Item2);
+            for (int i = 0; i < original.Size; i++)
+                Assert.AreEqual(original.GetDouble(i), seen.Item3[i], $"element {i} must show the change made after the view was taken");
+        }
+
+        [Test]
         public void EveryDTypeAndRankRoundTripsBitForBit([Values(DType.Float32, DType.Float64, DType.Int32, DType.Int64)] DType dtype)
         {
             for (int s = 0; s < Shapes.Length; s++)
