@@ -115,37 +115,23 @@ namespace TfNetTrain.Reference
 
         private static void MeanSquaredError(Tensor y, Tensor p, Numerics n, out double[] values, out Backprop backprop)
         {
-            int rows = p.Rows, cols = p.Cols;
-            var diff = new double[p.Size];
-            values = new double[rows];
-            for (int r = 0; r < rows; r++)
-            {
-                double sum = 0;
-                for (int c = 0; c < cols; c++)
-                {
-                    double d = n.Round(Target(y, r, c) - p[r, c]);
-                    diff[r * cols + c] = d;
-                    sum += n.Round(d * d);
-                }
-                values[r] = n.Round(n.Round(sum) / cols);
-            }
-            backprop = upstream =>
-            {
-                var grad = Tensor.Zeros(rows, cols);
-                for (int r = 0; r < rows; r++)
-                {
-                    double g = n.Round(upstream[r] / cols);
-                    for (int c = 0; c < cols; c++) grad[r, c] = -n.Round(g * n.Round(2.0 * diff[r * cols + c]));
-                }
-                return grad;
-            };
+            MeanOfDifferences(y, p, n, d => n.Round(d * d), d => n.Round(2.0 * d), out values, out backprop);
         }
 
         private static void MeanAbsoluteError(Tensor y, Tensor p, Numerics n, out double[] values, out Backprop backprop)
         {
+            MeanOfDifferences(y, p, n, Math.Abs, d => Math.Sign(d), out values, out backprop);
+        }
+
+        /// <summary>
+        /// mean over the last axis of term(y - p); the gradient with respect to p is -upstream / cols * slope(y - p).
+        /// </summary>
+        private static void MeanOfDifferences(Tensor y, Tensor p, Numerics n, Func<double, double> term,
+                                              Func<double, double> slope, out double[] values, out Backprop backprop)
+        {
             int rows = p.Rows, cols = p.Cols;
             var diff = new double[p.Size];
-            values = new double[rows];
+            var perSample = new double[rows];
             for (int r = 0; r < rows; r++)
             {
                 double sum = 0;
@@ -153,17 +139,18 @@ namespace TfNetTrain.Reference
                 {
                     double d = n.Round(Target(y, r, c) - p[r, c]);
                     diff[r * cols + c] = d;
-                    sum += Math.Abs(d);
+                    sum += term(d);
                 }
-                values[r] = n.Round(n.Round(sum) / cols);
+                perSample[r] = n.Round(n.Round(sum) / cols);
             }
+            values = perSample;
             backprop = upstream =>
             {
                 var grad = Tensor.Zeros(rows, cols);
                 for (int r = 0; r < rows; r++)
                 {
                     double g = n.Round(upstream[r] / cols);
-                    for (int c = 0; c < cols; c++) grad[r, c] = -(g * Math.Sign(diff[r * cols + c]));
+                    for (int c = 0; c < cols; c++) grad[r, c] = -n.Round(g * slope(diff[r * cols + c]));
                 }
                 return grad;
             };
