@@ -128,6 +128,22 @@ def test_sequential_needs_layers() -> None:
         bridge.train_counter(object())
 
 
+def test_set_random_seed_fixes_initial_weights_and_checks_its_argument() -> None:
+    def initial() -> list[np.ndarray]:
+        return bridge.sequential([("Input", {"shape": [4]}), ("Dense", {"units": 3})]).get_weights()
+
+    bridge.set_random_seed(11)
+    first = initial()
+    keras.utils.set_random_seed(11)
+    for a, b in zip(first, initial()):
+        np.testing.assert_array_equal(a, b)
+    bridge.set_random_seed(12)
+    assert not np.array_equal(first[0], initial()[0])
+    for bad in (-1, 2**32, True, 1.5, "3"):
+        with pytest.raises(ValueError, match=rf"seed must be an int in \[0, 2\*\*32\); got {bad!r}"):
+            bridge.set_random_seed(bad)
+
+
 def test_train_step_is_one_train_on_batch() -> None:
     ours, theirs = _twins()
     for seed in range(3):

@@ -28,10 +28,7 @@ namespace TfNetTrain.Examples
                 float[] xTrain = digits[0].ToArray<float>();
                 int[] yTrain = digits[1].ToArray<int>();
                 int rows = digits[0].Dim(0), features = digits[0].Dim(1);
-                python.Run(() =>
-                {
-                    PythonEngine.Exec("import keras\nkeras.utils.set_random_seed(0)");
-                });
+                Keras.SetRandomSeed(0);
 
                 var model = Keras.Sequential(Layers.Input(features), Layers.Dense(32, activation: "relu"),
                                              Layers.Dense(10));

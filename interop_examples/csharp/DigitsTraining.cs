@@ -36,7 +36,7 @@ namespace TfNetTrain.Examples
                 Data digits = Data.Load(python);
                 Console.WriteLine($"digits: {digits.XTrain.Dim(0)} for training, {digits.XTest.Dim(0)} for testing, " +
                                   $"{digits.XTrain.Dim(1)} pixels each");
-                Seed(python, 0);
+                Keras.SetRandomSeed(0);  // same initial weights and shuffles every run
 
                 var model = BuildModel();
                 model.Fit(digits.XTrain, digits.YTrain, batchSize: 32, epochs: epochs, verbose: 0, shuffle: true,
@@ -94,15 +94,6 @@ namespace TfNetTrain.Examples
                 }
             }
             return best;
-        }
-
-        /// <summary>Seeds Keras's weight initialisers and shuffling, so every run prints the same numbers.</summary>
-        private static void Seed(PythonRuntime python, int seed)
-        {
-            python.Run(() =>
-            {
-                PythonEngine.Exec($"import keras\nkeras.utils.set_random_seed({seed})");
-            });
         }
 
         /// <summary>The train/test split made by tfnet_train.demo.digits_split (scikit-learn's digits).</summary>

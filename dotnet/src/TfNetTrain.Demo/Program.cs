@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
-using Python.Runtime;
 
 namespace TfNetTrain.Demo
 {
@@ -32,7 +31,7 @@ namespace TfNetTrain.Demo
             using (var python = PythonRuntime.Start())
             {
                 Console.WriteLine($"{python.Location} started in {python.StartDuration.TotalSeconds:F1}s");
-                python.Run(() => PythonEngine.Exec($"import keras\nkeras.utils.set_random_seed({options.Seed})"));
+                Keras.SetRandomSeed(options.Seed);
 
                 DigitsData data = DigitsData.Load(python, TestFraction, options.Seed);
                 int trainRows = data.XTrain.Dim(0), testRows = data.XTest.Dim(0);

@@ -9,6 +9,21 @@ namespace TfNetTrain
     public static class Keras
     {
         /// <summary>
+        /// Seeds Python, NumPy and Keras (weight initialisers, dropout, shuffling), as Python's
+        /// <c>keras.utils.set_random_seed</c>: models built after the same seed start from the same weights.
+        /// </summary>
+        /// <exception cref="TfNetTrainArgumentException"><paramref name="seed"/> is negative.</exception>
+        public static void SetRandomSeed(int seed)
+        {
+            if (seed < 0) throw new TfNetTrainArgumentException(nameof(seed), $"must be >= 0; got {seed}");
+            PythonRuntime runtime = TfNetTrain.Model.RequireRuntime();
+            runtime.Run(() =>
+            {
+                using (var pySeed = seed.ToPython()) runtime.Facade["set_random_seed"].Invoke(pySeed).Dispose();
+            });
+        }
+
+        /// <summary>
         /// A Sequential model of <paramref name="layers"/>; start with <see cref="Layers.Input(int[])"/> so the model is
         /// built (and its weights exist) right away.
         /// </summary>

@@ -27,6 +27,33 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void SetRandomSeedGivesPythonsInitialWeights()
+        {
+            Keras.SetRandomSeed(7);
+            using (var first = ModelParityTests.Classifier())
+            {
+                Keras.SetRandomSeed(7);
+                using (var again = ModelParityTests.Classifier())
+                {
+                    Keras.SetRandomSeed(8);
+                    using (var other = ModelParityTests.Classifier())
+                    {
+                        var expected = PyScript.Run(
+                            "keras.utils.set_random_seed(7)\n" +
+                            "model = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation='relu'), keras.layers.Dense(3)])\n" +
+                            "put('weights', model.get_weights())\n");
+                        Data.AssertBitwise(expected, "weights", first.GetWeights(), "seed 7 from C# vs Python");
+                        Data.AssertBitwise(expected, "weights", again.GetWeights(), "seed 7 again");
+                        Assert.IsFalse(expected["weights/0"].BitwiseEquals(other.GetWeights()[0]), "seed 8 draws other weights");
+                    }
+                }
+            }
+            var e = Assert.Throws<TfNetTrainArgumentException>(() => Keras.SetRandomSeed(-1));
+            Assert.AreEqual("seed", e.ParamName);
+            StringAssert.Contains("must be >= 0; got -1", e.Message);
+        }
+
+        [Test]
         public void ConvolutionalModelWeightsRoundTrip()
         {
             using (var model = Keras.Sequential(

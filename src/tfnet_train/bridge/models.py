@@ -28,6 +28,15 @@ def _spec_or_value(value: Any, build: Any) -> Any:
     return value
 
 
+def set_random_seed(seed: int) -> None:
+    """Seed Python, NumPy and Keras (weight initialisers, dropout, shuffling), as `keras.utils.set_random_seed`."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an int in [0, 2**32); got {seed!r}")
+    import keras
+
+    keras.utils.set_random_seed(seed)
+
+
 def sequential(layers: Sequence[Spec], name: str | None = None) -> Model:
     """A tfnet_train Sequential from (Keras layer class name, kwargs) pairs; "Input" gives keras.Input."""
     if not layers:
