@@ -98,10 +98,21 @@ namespace TfNetTrain
         /// </summary>
         public IDictionary<string, float> TrainStep(NDArray x, NDArray y, NDArray sampleWeight = null)
         {
+            return TrainStep(ModelInputs.One(x, nameof(x)), y, sampleWeight);
+        }
+
+        /// <summary>One training step of a multi-input model: <paramref name="x"/> holds one array per model input.</summary>
+        public IDictionary<string, float> TrainStep(IList<NDArray> x, NDArray y, NDArray sampleWeight = null)
+        {
+            return TrainStep(ModelInputs.Many(x, nameof(x)), y, sampleWeight);
+        }
+
+        private IDictionary<string, float> TrainStep(ModelInputs x, NDArray y, NDArray sampleWeight)
+        {
             CheckBatch(x, y, sampleWeight);
             return Call<IDictionary<string, float>>(f =>
             {
-                using (var px = ArrayExchange.ToNumpy(x))
+                using (var px = x.ToPython(view: false))
                 using (var py = ArrayExchange.ToNumpy(y))
                 using (var pw = Optional(sampleWeight))
                 using (var logs = f["train_step"].Invoke(_handle, px, py, pw))
@@ -114,10 +125,21 @@ namespace TfNetTrain
         /// <summary>One training step returning the value of every stage (see <see cref="StepTrace"/>).</summary>
         public StepTrace TrainStepTraced(NDArray x, NDArray y, NDArray sampleWeight = null)
         {
+            return TrainStepTraced(ModelInputs.One(x, nameof(x)), y, sampleWeight);
+        }
+
+        /// <summary>One traced training step of a multi-input model (one array per model input).</summary>
+        public StepTrace TrainStepTraced(IList<NDArray> x, NDArray y, NDArray sampleWeight = null)
+        {
+            return TrainStepTraced(ModelInputs.Many(x, nameof(x)), y, sampleWeight);
+        }
+
+        private StepTrace TrainStepTraced(ModelInputs x, NDArray y, NDArray sampleWeight)
+        {
             CheckBatch(x, y, sampleWeight);
             return Call(f =>
             {
-                using (var px = ArrayExchange.ToNumpy(x))
+                using (var px = x.ToPython(view: false))
                 using (var py = ArrayExchange.ToNumpy(y))
                 using (var pw = Optional(sampleWeight))
                 using (var record = f["train_step_traced"].Invoke(_handle, px, py, pw))
@@ -138,11 +160,37 @@ namespace TfNetTrain
                            NDArray validationX = null, NDArray validationY = null, int validationFreq = 1,
                            IDictionary<int, float> classWeight = null)
         {
+            ModelInputs inputs = ModelInputs.One(x, nameof(x));
+            ModelInputs validation = validationX == null ? null : ModelInputs.One(validationX, nameof(validationX));
+            return Fit(inputs, y, batchSize, epochs, verbose, callbacks, validationSplit, shuffle, sampleWeight,
+                       initialEpoch, stepsPerEpoch, validation, validationY, validationFreq, classWeight);
+        }
+
+        /// <summary>
+        /// <see cref="Fit(NDArray, NDArray, int?, int, int, IList{ICallback}, float, bool, NDArray, int, int?, NDArray, NDArray, int, IDictionary{int, float})"/>
+        /// for a multi-input model: <paramref name="x"/> (and <paramref name="validationX"/>) hold one array per model input.
+        /// </summary>
+        public History Fit(IList<NDArray> x, NDArray y, int? batchSize = null, int epochs = 1, int verbose = 1,
+                           IList<ICallback> callbacks = null, float validationSplit = 0f, bool shuffle = true,
+                           NDArray sampleWeight = null, int initialEpoch = 0, int? stepsPerEpoch = null,
+                           IList<NDArray> validationX = null, NDArray validationY = null, int validationFreq = 1,
+                           IDictionary<int, float> classWeight = null)
+        {
+            ModelInputs inputs = ModelInputs.Many(x, nameof(x));
+            ModelInputs validation = validationX == null ? null : ModelInputs.Many(validationX, nameof(validationX));
+            return Fit(inputs, y, batchSize, epochs, verbose, callbacks, validationSplit, shuffle, sampleWeight,
+                       initialEpoch, stepsPerEpoch, validation, validationY, validationFreq, classWeight);
+        }
+
+        private History Fit(ModelInputs x, NDArray y, int? batchSize, int epochs, int verbose, IList<ICallback> callbacks,
+                            float validationSplit, bool shuffle, NDArray sampleWeight, int initialEpoch, int? stepsPerEpoch,
+                            ModelInputs validationX, NDArray validationY, int validationFreq, IDictionary<int, float> classWeight)
+        {
             CheckBatch(x, y, sampleWeight);
             if ((validationX == null) != (validationY == null))
-                throw new TfNetTrainArgumentException(validationX == null ? nameof(validationX) : nameof(validationY),
+                throw new TfNetTrainArgumentException(validationX == null ? "validationX" : nameof(validationY),
                     "validationX and validationY must be given together");
-            if (validationX != null) CheckBatch(validationX, validationY, null, nameof(validationX), nameof(validationY));
+            if (validationX != null) CheckBatch(validationX, validationY, null, nameof(validationY));
             if (batchSize.HasValue && batchSize.Value < 1)
                 throw new TfNetTrainArgumentException(nameof(batchSize), $"must be >= 1; got {batchSize}");
             if (epochs < 0) throw new TfNetTrainArgumentException(nameof(epochs), $"must be >= 0; got {epochs}");
@@ -171,7 +219,7 @@ namespace TfNetTrain
                     foreach (var pair in classWeight) weights[pair.Key] = PyConvert.ShortestDouble(pair.Value);
                     arguments["class_weight"] = weights;
                 }
-                using (var px = ArrayExchange.ViewAsNumpy(x))
+                using (var px = x.ToPython(view: true))
                 using (var py = ArrayExchange.ViewAsNumpy(y))
                 using (var kwargs = PyConvert.Kwargs(arguments))
                 using (var hostCallbacks = new PyList())
@@ -189,7 +237,7 @@ namespace TfNetTrain
                     if (sampleWeight != null) using (var pw = ArrayExchange.ViewAsNumpy(sampleWeight)) kwargs["sample_weight"] = pw;
                     if (validationX != null)
                     {
-                        using (var vx = ArrayExchange.ViewAsNumpy(validationX))
+                        using (var vx = validationX.ToPython(view: true))
                         using (var vy = ArrayExchange.ViewAsNumpy(validationY))
                         using (var pair = new PyTuple(new PyObject[] { vx, vy }))
                         {
@@ -208,10 +256,22 @@ namespace TfNetTrain
         public IDictionary<string, float> Evaluate(NDArray x, NDArray y, int? batchSize = null, NDArray sampleWeight = null,
                                                    int? steps = null)
         {
+            return Evaluate(ModelInputs.One(x, nameof(x)), y, batchSize, sampleWeight, steps);
+        }
+
+        /// <summary>Loss and metrics of a multi-input model (one array per model input), without training.</summary>
+        public IDictionary<string, float> Evaluate(IList<NDArray> x, NDArray y, int? batchSize = null,
+                                                   NDArray sampleWeight = null, int? steps = null)
+        {
+            return Evaluate(ModelInputs.Many(x, nameof(x)), y, batchSize, sampleWeight, steps);
+        }
+
+        private IDictionary<string, float> Evaluate(ModelInputs x, NDArray y, int? batchSize, NDArray sampleWeight, int? steps)
+        {
             CheckBatch(x, y, sampleWeight);
             return Call<IDictionary<string, float>>(f =>
             {
-                using (var px = ArrayExchange.ToNumpy(x))
+                using (var px = x.ToPython(view: false))
                 using (var py = ArrayExchange.ToNumpy(y))
                 using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object>
                 {
@@ -227,7 +287,17 @@ namespace TfNetTrain
         /// <summary>The model's output for every sample (training=False). For several outputs use <see cref="PredictOutputs"/>.</summary>
         public NDArray Predict(NDArray x, int? batchSize = null, int? steps = null)
         {
-            IList<NDArray> outputs = PredictOutputs(x, batchSize, steps);
+            return SingleOutput(PredictOutputs(x, batchSize, steps));
+        }
+
+        /// <summary>The output of a multi-input model (one array per model input) for every sample.</summary>
+        public NDArray Predict(IList<NDArray> x, int? batchSize = null, int? steps = null)
+        {
+            return SingleOutput(PredictOutputs(x, batchSize, steps));
+        }
+
+        private static NDArray SingleOutput(IList<NDArray> outputs)
+        {
             if (outputs.Count != 1)
                 throw new InvalidOperationException($"the model has {outputs.Count} outputs; use PredictOutputs");
             return outputs[0];
@@ -237,10 +307,11 @@ namespace TfNetTrain
         public void Predict(NDArray x, NDArray output, int? batchSize = null)
         {
             if (output == null) throw new ArgumentNullException(nameof(output));
-            CheckX(x, nameof(x));
+            ModelInputs inputs = ModelInputs.One(x, nameof(x));
+            CheckX(inputs);
             Call(f =>
             {
-                using (var outputs = InvokePredict(f, x, batchSize, null))
+                using (var outputs = InvokePredict(f, inputs, batchSize, null))
                 {
                     if (outputs.Length() != 1)
                         throw new InvalidOperationException($"the model has {outputs.Length()} outputs; use PredictOutputs");
@@ -253,7 +324,18 @@ namespace TfNetTrain
         /// <summary>Every model output for every sample, one array per output.</summary>
         public IList<NDArray> PredictOutputs(NDArray x, int? batchSize = null, int? steps = null)
         {
-            CheckX(x, nameof(x));
+            return PredictOutputs(ModelInputs.One(x, nameof(x)), batchSize, steps);
+        }
+
+        /// <summary>Every output of a multi-input model (one array per model input) for every sample.</summary>
+        public IList<NDArray> PredictOutputs(IList<NDArray> x, int? batchSize = null, int? steps = null)
+        {
+            return PredictOutputs(ModelInputs.Many(x, nameof(x)), batchSize, steps);
+        }
+
+        private IList<NDArray> PredictOutputs(ModelInputs x, int? batchSize, int? steps)
+        {
+            CheckX(x);
             return Call<IList<NDArray>>(f =>
             {
                 using (var outputs = InvokePredict(f, x, batchSize, steps)) return PyConvert.ToArrayList(outputs);
@@ -388,9 +470,9 @@ namespace TfNetTrain
             _runtime.ThrowIfDisposed();
         }
 
-        private PyObject InvokePredict(BridgeFacade f, NDArray x, int? batchSize, int? steps)
+        private PyObject InvokePredict(BridgeFacade f, ModelInputs x, int? batchSize, int? steps)
         {
-            using (var px = ArrayExchange.ToNumpy(x))
+            using (var px = x.ToPython(view: false))
             using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "batch_size", batchSize }, { "steps", steps } }))
             {
                 return f["predict"].Invoke(new[] { _handle, px }, kwargs);
@@ -399,33 +481,55 @@ namespace TfNetTrain
 
         private static PyObject Optional(NDArray array) => array == null ? PyObject.None : ArrayExchange.ToNumpy(array);
 
-        private void CheckBatch(NDArray x, NDArray y, NDArray sampleWeight, string xName = "x", string yName = "y")
+        private void CheckBatch(ModelInputs x, NDArray y, NDArray sampleWeight, string yName = "y")
         {
-            CheckX(x, xName);
+            CheckX(x);
             if (y == null) throw new ArgumentNullException(yName);
-            CheckRows(x, y, xName, yName);
-            if (sampleWeight != null) CheckRows(x, sampleWeight, xName, nameof(sampleWeight));
+            CheckRows(x, y, yName);
+            if (sampleWeight != null) CheckRows(x, sampleWeight, nameof(sampleWeight));
         }
 
-        private static void CheckRows(NDArray x, NDArray other, string xName, string otherName)
+        private static void CheckRows(ModelInputs x, NDArray other, string otherName, string otherLabel = null)
         {
+            otherLabel = otherLabel ?? otherName;
             if (other.Rank == 0)
-                throw new TfNetTrainArgumentException(otherName, "must have a batch dimension; got a scalar");
-            if (other.Dim(0) != x.Dim(0))
+            {
+                string what = otherLabel == otherName ? "" : otherLabel + " ";
+                throw new TfNetTrainArgumentException(otherName, what + "must have a batch dimension; got a scalar");
+            }
+            NDArray first = x.Arrays[0];
+            if (other.Dim(0) != first.Dim(0))
             {
                 throw new TfNetTrainArgumentException(otherName,
-                    $"{otherName} has {other.Dim(0)} samples (shape {NDArray.FormatShape(other.ShapeNoCopy)}) but {xName} has " +
-                    $"{x.Dim(0)} (shape {NDArray.FormatShape(x.ShapeNoCopy)})");
+                    $"{otherLabel} has {other.Dim(0)} samples (shape {NDArray.FormatShape(other.ShapeNoCopy)}) but {x.Label(0)} has " +
+                    $"{first.Dim(0)} (shape {NDArray.FormatShape(first.ShapeNoCopy)})");
             }
         }
 
-        private void CheckX(NDArray x, string name)
+        private void CheckX(ModelInputs x)
         {
-            if (x == null) throw new ArgumentNullException(name);
-            if (x.Rank == 0) throw new TfNetTrainArgumentException(name, "must have a batch dimension; got a scalar");
+            for (int i = 0; i < x.Arrays.Count; i++)
+            {
+                if (x.Arrays[i].Rank == 0)
+                {
+                    string what = x.IsList ? x.Label(i) + " " : "";
+                    throw new TfNetTrainArgumentException(x.ParamName, what + "must have a batch dimension; got a scalar");
+                }
+                if (i > 0) CheckRows(x, x.Arrays[i], x.ParamName, x.Label(i));
+            }
             int[][] shapes = InputShapes();
-            if (shapes == null || shapes.Length != 1) return;
-            int[] expected = shapes[0];
+            if (shapes == null) return;
+            if (x.IsList && shapes.Length != x.Arrays.Count)
+            {
+                throw new TfNetTrainArgumentException(x.ParamName,
+                    $"the model has {shapes.Length} input(s), so {x.ParamName} must hold {shapes.Length} array(s); got {x.Arrays.Count}");
+            }
+            if (!x.IsList && shapes.Length != 1) return; // one array for several inputs: Python explains
+            for (int i = 0; i < x.Arrays.Count; i++) CheckShape(x.Arrays[i], shapes[i], x.ParamName, x.Label(i));
+        }
+
+        private static void CheckShape(NDArray x, int[] expected, string paramName, string label)
+        {
             int[] actual = x.ShapeNoCopy;
             if (actual.Length == 1 && expected.Length == 2 && (expected[1] == 1 || expected[1] == -1)) return; // expand_1d
             bool ok = actual.Length == expected.Length;
@@ -433,8 +537,8 @@ namespace TfNetTrain
             if (!ok)
             {
                 string want = "(" + string.Join(", ", expected.Select(d => d < 0 ? "None" : d.ToString())) + ")";
-                throw new TfNetTrainArgumentException(name,
-                    $"{name} has shape {NDArray.FormatShape(actual)}; the model expects {want}");
+                throw new TfNetTrainArgumentException(paramName,
+                    $"{label} has shape {NDArray.FormatShape(actual)}; the model expects {want}");
             }
         }
 

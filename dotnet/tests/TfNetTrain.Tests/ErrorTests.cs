@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using NUnit.Framework;
 using Python.Runtime;
 
@@ -39,9 +40,13 @@ namespace TfNetTrain.Tests
         [Test]
         public void NullArraysNameTheParameter()
         {
-            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainStep(null, _y)).ParamName);
+            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainStep((NDArray)null, _y)).ParamName);
+            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainStep((IList<NDArray>)null, _y)).ParamName);
+            var element = Assert.Throws<ArgumentNullException>(() => _model.TrainStep(new[] { _x, null }, _y));
+            Assert.AreEqual("x", element.ParamName);
+            StringAssert.Contains("x[1] is null", element.Message);
             Assert.AreEqual("y", Assert.Throws<ArgumentNullException>(() => _model.TrainStep(_x, null)).ParamName);
-            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.Predict(null)).ParamName);
+            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.Predict((NDArray)null)).ParamName);
             Assert.AreEqual("weights", Assert.Throws<ArgumentNullException>(() => _model.SetWeights(null)).ParamName);
             Assert.AreEqual("weights", Assert.Throws<ArgumentNullException>(() => _model.SetWeights(new NDArray[] { null })).ParamName);
             Assert.AreEqual("output", Assert.Throws<ArgumentNullException>(() => _model.Predict(_x, (NDArray)null)).ParamName);

@@ -200,6 +200,85 @@ namespace TfNetTrain.Tests
             }
         }
 
+        private const string PyTwoInputs =
+            "a = keras.Input((3,))\n" +
+            "b = keras.Input((2,))\n" +
+            "h = keras.layers.Concatenate()([keras.layers.Dense(4, activation='tanh')(a), b])\n" +
+            "model = tfnet_train.Model(inputs=[a, b], outputs=keras.layers.Dense(3)(h))\n" +
+            "model.set_weights(w0)\n" + PyCompileSgd;
+
+        private static Model TwoInputs()
+        {
+            SymbolicTensor a = Keras.Input(3), b = Keras.Input(2);
+            SymbolicTensor h = Layers.Concatenate().Apply(Layers.Dense(4, activation: "tanh").Apply(a), b);
+            return Keras.Model(new[] { a, b }, new[] { Layers.Dense(3).Apply(h) });
+        }
+
+        [Test]
+        public void MultiInputModelsTrainFromCSharpAsInPython()
+        {
+            using (var model = TwoInputs())
+            {
+                CompileSgd(model);
+                IList<NDArray> w0 = model.GetWeights();
+                NDArray[] x = { Data.Uniform(80, 10, 3), Data.Uniform(81, 10, 2) };
+                NDArray y = Data.Labels(82, 10, 3), sw = Data.Uniform(83, 10);
+                NDArray[] vx = { Data.Uniform(84, 6, 3), Data.Uniform(85, 6, 2) };
+                NDArray vy = Data.Labels(86, 6, 3);
+                var logs = model.TrainStep(x, y, sw);
+                StepTrace trace = model.TrainStepTraced(x, y);
+                History history = model.Fit(x, y, batchSize: 4, epochs: 2, verbose: 0, shuffle: false,
+                                            validationX: vx, validationY: vy);
+                var evaluation = model.Evaluate(vx, vy);
+                NDArray prediction = model.Predict(vx);
+                var expected = PyScript.Run(PyTwoInputs +
+                    "put('logs', model.train_on_batch(x, y, sample_weight=sw, return_dict=True))\n" +
+                    "put('t', model.train_step_traced(x, y).flat())\n" +
+                    "h = model.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False, validation_data=(vx, vy))\n" +
+                    "put('history', {k: np.float32(v) for k, v in h.history.items()})\n" +
+                    "put('eval', model.evaluate(vx, vy, verbose=0, return_dict=True))\n" +
+                    "put('pred', model.predict(vx, verbose=0))\n" +
+                    "put('weights', model.get_weights())\n",
+                    "w0", w0, "x", x, "y", y, "sw", sw, "vx", vx, "vy", vy);
+                Data.AssertLogs(expected, "logs", logs);
+                Assert.AreEqual(2, trace.Inputs["x"].Count, "both inputs are traced");
+                foreach (var entry in trace.Flat) Data.AssertBitwise(expected["t/" + entry.Key], entry.Value, entry.Key);
+                CollectionAssert.AreEquivalent(new[] { "loss", "accuracy", "val_loss", "val_accuracy" }, history.Values.Keys);
+                foreach (var series in history.Values)
+                    Data.AssertBitwise(expected["history/" + series.Key], new NDArray(series.Value.ToArray(), 2), "history " + series.Key);
+                Data.AssertLogs(expected, "eval", evaluation);
+                Data.AssertBitwise(expected["pred"], prediction, "predict");
+                Data.AssertBitwise(expected, "weights", model.GetWeights(), "weights");
+            }
+        }
+
+        [Test]
+        public void MultiInputMistakesNameTheArray()
+        {
+            using (var model = TwoInputs())
+            {
+                CompileSgd(model);
+                NDArray y = Data.Labels(1, 10, 3);
+                var count = Assert.Throws<TfNetTrainArgumentException>(() => model.TrainStep(new[] { Data.Uniform(2, 10, 3) }, y));
+                Assert.AreEqual("x", count.ParamName);
+                StringAssert.Contains("the model has 2 input(s), so x must hold 2 array(s); got 1", count.Message);
+                var rows = Assert.Throws<TfNetTrainArgumentException>(
+                    () => model.TrainStep(new[] { Data.Uniform(2, 10, 3), Data.Uniform(3, 9, 2) }, y));
+                Assert.AreEqual("x", rows.ParamName);
+                StringAssert.Contains("x[1] has 9 samples (shape (9, 2)) but x[0] has 10", rows.Message);
+                var shape = Assert.Throws<TfNetTrainArgumentException>(
+                    () => model.Evaluate(new[] { Data.Uniform(2, 10, 3), Data.Uniform(3, 10, 5) }, y));
+                StringAssert.Contains("x[1] has shape (10, 5); the model expects (None, 2)", shape.Message);
+                var labels = Assert.Throws<TfNetTrainArgumentException>(
+                    () => model.Fit(new[] { Data.Uniform(2, 10, 3), Data.Uniform(3, 10, 2) }, Data.Labels(1, 8, 3), verbose: 0));
+                Assert.AreEqual("y", labels.ParamName);
+                StringAssert.Contains("y has 8 samples (shape (8,)) but x[0] has 10", labels.Message);
+                var empty = Assert.Throws<TfNetTrainArgumentException>(() => model.PredictOutputs(new NDArray[0]));
+                StringAssert.Contains("got an empty list", empty.Message);
+                Assert.AreEqual(0L, model.TrainCounter, "no step ran");
+            }
+        }
+
         [Test]
         public void StringCompileMatchesPython()
         {

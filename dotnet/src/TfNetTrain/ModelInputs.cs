@@ -1,0 +1,74 @@
+using System;
+using System.Collections.Generic;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// The x of a Model call: one array (sent as a numpy array) or one array per model input (sent as a list, the
+    /// way Keras takes multi-input data). Knows the parameter name for errors.
+    /// </summary>
+    internal sealed class ModelInputs
+    {
+        private ModelInputs(IList<NDArray> arrays, bool isList, string paramName)
+        {
+            Arrays = arrays;
+            IsList = isList;
+            ParamName = paramName;
+        }
+
+        public IList<NDArray> Arrays { get; }
+
+        public bool IsList { get; }
+
+        public string ParamName { get; }
+
+        /// <summary>How element <paramref name="i"/> is named in messages: "x" for one array, "x[1]" in a list.</summary>
+        public string Label(int i) => IsList ? $"{ParamName}[{i}]" : ParamName;
+
+        /// <summary>Rows of the first array (every array must have as many).</summary>
+        public int Rows => Arrays[0].Dim(0);
+
+        public static ModelInputs One(NDArray x, string paramName)
+        {
+            if (x == null) throw new ArgumentNullException(paramName);
+            return new ModelInputs(new[] { x }, false, paramName);
+        }
+
+        public static ModelInputs Many(IList<NDArray> xs, string paramName)
+        {
+            if (xs == null) throw new ArgumentNullException(paramName);
+            if (xs.Count == 0)
+                throw new TfNetTrainArgumentException(paramName, "must hold one array per model input; got an empty list");
+            var copy = new NDArray[xs.Count];
+            for (int i = 0; i < copy.Length; i++)
+            {
+                copy[i] = xs[i] ?? throw new ArgumentNullException(paramName, $"{paramName}[{i}] is null");
+            }
+            return new ModelInputs(copy, true, paramName);
+        }
+
+        /// <summary>A numpy copy (or, with <paramref name="view"/>, a zero-copy view) of each array; a list for many.</summary>
+        public PyObject ToPython(bool view)
+        {
+            if (!IsList) return Convert(Arrays[0], view);
+            var list = new PyList();
+            try
+            {
+                foreach (var array in Arrays)
+                {
+                    using (var item = Convert(array, view)) list.Append(item);
+                }
+            }
+            catch
+            {
+                list.Dispose();
+                throw;
+            }
+            return list;
+        }
+
+        private static PyObject Convert(NDArray array, bool view) =>
+            view ? ArrayExchange.ViewAsNumpy(array) : ArrayExchange.ToNumpy(array);
+    }
+}
