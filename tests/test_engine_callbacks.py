@@ -9,6 +9,7 @@ from parity import assert_history_equal, assert_weights_equal, dense_layers, opt
 
 import tfnet_train
 from tfnet_train import callbacks as cb
+from tfnet_train.callbacks.callback import HOOK_NAMES
 
 
 def data() -> tuple[np.ndarray, np.ndarray]:
@@ -75,3 +76,34 @@ def test_terminate_on_nan_stops_training() -> None:
     x, y = data()
     history = model.fit(x * 1e6, y, batch_size=8, epochs=50, verbose=0, callbacks=[cb.TerminateOnNaN()])
     assert len(history.epoch) < 50
+
+
+def test_fit_evaluate_and_predict_call_the_hooks_keras_calls_in_its_order() -> None:
+    """A callback overriding every hook (the on_batch_* aliases aside) sees the same calls as under Keras 3."""
+    hooks = [name for name in HOOK_NAMES if name not in ("on_batch_begin", "on_batch_end")]
+
+    def journal() -> tuple[keras.callbacks.Callback, list]:
+        calls: list = []
+
+        def recorder(name: str):
+            def hook(self, *args, logs=None):
+                calls.append((name, *args))
+            return hook
+
+        journal_type = type("Journal", (keras.callbacks.Callback,), {name: recorder(name) for name in hooks})
+        return journal_type(), calls
+
+    reference, model = twin_sequential(dense_layers(4, 2))
+    reference.compile(optimizer=optimizer_pair("sgd")[0], loss="mse")
+    model.compile(optimizer=optimizer_pair("sgd")[1], loss="mse")
+    x, y = data()
+    seen = []
+    for net in (reference, model):
+        callback, calls = journal()
+        net.fit(x[:20], y[:20], batch_size=8, epochs=2, verbose=0, shuffle=False, validation_data=(x[20:30], y[20:30]),
+                callbacks=[callback])
+        net.evaluate(x[:10], y[:10], batch_size=4, verbose=0, callbacks=[callback])
+        net.predict(x[:10], batch_size=4, verbose=0, callbacks=[callback])
+        seen.append(calls)
+    assert ("on_predict_batch_begin", 2) in seen[0]
+    assert seen[1] == seen[0]

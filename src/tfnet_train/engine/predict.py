@@ -36,13 +36,16 @@ class PredictMixin:
                                      epochs=1, steps=handler.inferred_steps)
         function = self.make_predict_function()
         callback_list.on_predict_begin()
+        batch_hooks = callback_list.needs_predict_batch_hooks
         outputs: list[Any] = []
         for _, iterator in handler.enumerate_epochs():
             for step in handler.steps():
+                if batch_hooks:
+                    callback_list.on_predict_batch_begin(step)
                 _, _, (bx, _, _) = next(iterator)
                 batch_out = function(bx)
                 outputs.append(tf.nest.map_structure(lambda t: t.numpy(), batch_out))
-                if callback_list.needs_predict_batch_hooks:
+                if batch_hooks:
                     callback_list.on_predict_batch_end(step, {"outputs": batch_out})
         callback_list.on_predict_end()
         if not outputs:
