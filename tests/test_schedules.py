@@ -66,6 +66,7 @@ def test_schedule_config_round_trip(case):
     schedule = getattr(optimizers, class_name)(*args, **kwargs)
     rebuilt = type(schedule).from_config(schedule.get_config())
     assert rebuilt.get_config() == schedule.get_config()
+    assert schedule.get_config() == getattr(keras.optimizers.schedules, class_name)(*args, **kwargs).get_config()
     assert isinstance(schedule, keras.optimizers.schedules.LearningRateSchedule)
 
 

@@ -51,21 +51,24 @@ class LearningRateSchedule(keras.optimizers.schedules.LearningRateSchedule):
 
 
 class _RateDecay(LearningRateSchedule):
-    """Shared by the schedules driven by ``step / decay_steps`` (floored if ``staircase``) and ``decay_rate``."""
+    """Shared by the schedules driven by ``step / decay_steps`` (floored if ``staircase``) and ``decay_rate``;
+    ``name`` defaults to the subclass's ``_default_name``, as in Keras."""
+
+    _default_name: str
 
     def __init__(
         self,
         initial_learning_rate: float,
         decay_steps: float,
         decay_rate: float,
-        staircase: bool,
-        name: str,
+        staircase: bool = False,
+        name: str | None = None,
     ) -> None:
         self.initial_learning_rate = _checks.as_float("initial_learning_rate", initial_learning_rate)
         self.decay_steps = _checks.positive_int_or_float("decay_steps", decay_steps)
         self.decay_rate = _checks.as_float("decay_rate", decay_rate)
         self.staircase = _checks.boolean("staircase", staircase)
-        self.name = name
+        self.name = self._default_name if name is None else name
 
     def _progress(self, step: Any) -> tf.Tensor:
         """``step / decay_steps`` in float32, floored if ``staircase``."""
@@ -85,15 +88,7 @@ class _RateDecay(LearningRateSchedule):
 class ExponentialDecay(_RateDecay):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)``; the exponent floored if ``staircase``."""
 
-    def __init__(
-        self,
-        initial_learning_rate: float,
-        decay_steps: float,
-        decay_rate: float,
-        staircase: bool = False,
-        name: str = "ExponentialDecay",
-    ) -> None:
-        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+    _default_name = "ExponentialDecay"
 
     def __call__(self, step: Any) -> tf.Tensor:
         with tf.name_scope(self.name):
@@ -143,15 +138,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 class InverseTimeDecay(_RateDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``; the ratio floored if ``staircase``."""
 
-    def __init__(
-        self,
-        initial_learning_rate: float,
-        decay_steps: float,
-        decay_rate: float,
-        staircase: bool = False,
-        name: str = "InverseTimeDecay",
-    ) -> None:
-        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+    _default_name = "InverseTimeDecay"
 
     def __call__(self, step: Any) -> tf.Tensor:
         with tf.name_scope(self.name):
