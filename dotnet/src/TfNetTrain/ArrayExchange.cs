@@ -65,14 +65,26 @@ namespace TfNetTrain
             }
         }
 
-        /// <summary>A list of new numpy arrays, one per item.</summary>
-        public static PyList ToNumpyList(System.Collections.Generic.IList<NDArray> arrays, string paramName)
+        /// <summary>
+        /// A list of new numpy arrays, one per item (with <paramref name="view"/>, zero-copy views as
+        /// <see cref="ViewAsNumpy"/> makes).
+        /// </summary>
+        public static PyList ToNumpyList(System.Collections.Generic.IList<NDArray> arrays, string paramName,
+                                         bool view = false)
         {
             var list = new PyList();
-            for (int i = 0; i < arrays.Count; i++)
+            try
             {
-                if (arrays[i] == null) throw new ArgumentNullException(paramName, $"{paramName}[{i}] is null");
-                using (var item = ToNumpy(arrays[i])) list.Append(item);
+                for (int i = 0; i < arrays.Count; i++)
+                {
+                    if (arrays[i] == null) throw new ArgumentNullException(paramName, $"{paramName}[{i}] is null");
+                    using (var item = view ? ViewAsNumpy(arrays[i]) : ToNumpy(arrays[i])) list.Append(item);
+                }
+            }
+            catch
+            {
+                list.Dispose();
+                throw;
             }
             return list;
         }

@@ -26,9 +26,6 @@ namespace TfNetTrain
         /// <summary>How element <paramref name="i"/> is named in messages: "x" for one array, "x[1]" in a list.</summary>
         public string Label(int i) => IsList ? $"{ParamName}[{i}]" : ParamName;
 
-        /// <summary>Rows of the first array (every array must have as many).</summary>
-        public int Rows => Arrays[0].Dim(0);
-
         public static ModelInputs One(NDArray x, string paramName)
         {
             if (x == null) throw new ArgumentNullException(paramName);
@@ -51,24 +48,8 @@ namespace TfNetTrain
         /// <summary>A numpy copy (or, with <paramref name="view"/>, a zero-copy view) of each array; a list for many.</summary>
         public PyObject ToPython(bool view)
         {
-            if (!IsList) return Convert(Arrays[0], view);
-            var list = new PyList();
-            try
-            {
-                foreach (var array in Arrays)
-                {
-                    using (var item = Convert(array, view)) list.Append(item);
-                }
-            }
-            catch
-            {
-                list.Dispose();
-                throw;
-            }
-            return list;
+            if (IsList) return ArrayExchange.ToNumpyList(Arrays, ParamName, view);
+            return view ? ArrayExchange.ViewAsNumpy(Arrays[0]) : ArrayExchange.ToNumpy(Arrays[0]);
         }
-
-        private static PyObject Convert(NDArray array, bool view) =>
-            view ? ArrayExchange.ViewAsNumpy(array) : ArrayExchange.ToNumpy(array);
     }
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import keras
 import numpy as np
 
 from tfnet_train.bridge.arrays import exchange_array, exchange_list
@@ -32,8 +33,6 @@ def set_random_seed(seed: int) -> None:
     """Seed Python, NumPy and Keras (weight initialisers, dropout, shuffling), as `keras.utils.set_random_seed`."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
         raise ValueError(f"seed must be an int in [0, 2**32); got {seed!r}")
-    import keras
-
     keras.utils.set_random_seed(seed)
 
 
