@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tfnet_train.callbacks import Callback
+from tfnet_train.callbacks.callback import BATCH_HOOKS
 
 #: The hooks a host callback can receive.
 HOST_HOOKS: tuple[str, ...] = (
@@ -16,7 +17,6 @@ HOST_HOOKS: tuple[str, ...] = (
     "on_train_batch_begin",
     "on_train_batch_end",
 )
-_BATCH_HOOKS = frozenset({"on_train_batch_begin", "on_train_batch_end"})
 
 
 class HostCallback(Callback):
@@ -37,7 +37,7 @@ class HostCallback(Callback):
 
     def needs_batch_hooks(self, mode: str) -> bool:
         super().needs_batch_hooks(mode)  # validates mode
-        return mode == "train" and bool(self._hooks & _BATCH_HOOKS)
+        return not self._hooks.isdisjoint(BATCH_HOOKS[mode])
 
     def _send(self, hook: str, index: int, logs: dict | None) -> None:
         if hook in self._hooks:
