@@ -237,7 +237,9 @@ def test_host_callback_forwards_only_its_hooks() -> None:
     callback.on_train_batch_end(0, {"loss": 1.0})
     callback.on_epoch_end(2, {"loss": 0.5})
     assert host.calls == [("on_train_begin", -1, {}), ("on_epoch_end", 2, {"loss": 0.5})]
-    assert bridge.host_callback(host, ["on_train_batch_end"]).needs_batch_hooks("train")
+    batch_watcher = bridge.host_callback(host, ["on_train_batch_end"])
+    assert batch_watcher.needs_batch_hooks("train")
+    assert not batch_watcher.needs_batch_hooks("test") and not batch_watcher.needs_batch_hooks("predict")
     with pytest.raises(ValueError, match="hooks must be among"):
         bridge.host_callback(host, ["on_test_end"])
 
