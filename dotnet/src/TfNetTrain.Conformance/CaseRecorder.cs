@@ -14,23 +14,6 @@ namespace TfNetTrain.Conformance
     /// </summary>
     public static class CaseRecorder
     {
-        private static readonly Dictionary<string, string> LossNames = new Dictionary<string, string>
-        {
-            { "MeanSquaredError", "mse" }, { "mean_squared_error", "mse" }, { "mse", "mse" },
-            { "MeanAbsoluteError", "mae" }, { "mean_absolute_error", "mae" }, { "mae", "mae" },
-            { "BinaryCrossentropy", "binary_crossentropy" }, { "binary_crossentropy", "binary_crossentropy" },
-            { "CategoricalCrossentropy", "categorical_crossentropy" }, { "categorical_crossentropy", "categorical_crossentropy" },
-            { "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy" },
-            { "sparse_categorical_crossentropy", "sparse_categorical_crossentropy" },
-        };
-
-        // Reported metric names back to the identifiers a case lists (TensorFlow.NET's long names included).
-        private static readonly Dictionary<string, string> MetricIds = new Dictionary<string, string>
-        {
-            { "accuracy", "accuracy" }, { "acc", "acc" }, { "mae", "mae" }, { "mse", "mse" }, { "mape", "mape" },
-            { "mean_absolute_error", "mae" }, { "mean_absolute_percentage_error", "mape" }, { "mean_squared_error", "mse" },
-        };
-
         private static readonly Dictionary<string, OptimizerKind> OptimizerKinds = new Dictionary<string, OptimizerKind>
         {
             { "SGD", OptimizerKind.Sgd }, { "Adam", OptimizerKind.Adam }, { "AdamW", OptimizerKind.AdamW }, { "RMSprop", OptimizerKind.RmsProp },
@@ -210,63 +193,22 @@ namespace TfNetTrain.Conformance
             }
         }
 
+        // Loss and metrics as Python's recorder reads them from the compiled model.
         private static JsonObject DescribeLoss(PyObject builtins, PyObject model)
         {
-            using (var container = model.GetAttr("compiled_loss"))
-            using (var lossAttribute = container.GetAttr("losses"))
-            using (var losses = builtins.InvokeMethod("list", lossAttribute))
-            {
-                long count = losses.Length();
-                if (count != 1) throw new TfNetTrainArgumentException("model", "must have one compiled loss; got " + count);
-                using (var loss = losses[0])
-                {
-                    string key = TypeName(loss);
-                    if (key == "LossFunctionWrapper")
-                        using (var fn = loss.GetAttr("fn")) using (var fnName = fn.GetAttr("__name__")) key = fnName.As<string>();
-                    string schemaName;
-                    if (!LossNames.TryGetValue(key, out schemaName))
-                        throw new TfNetTrainArgumentException("model", "loss must be one of " + string.Join(", ", LossNames.Values.Distinct()) + "; got " + key);
-                    bool fromLogits = false;
-                    using (var config = loss.InvokeMethod("get_config"))
-                    {
-                        using (var smoothingKey = new PyString("label_smoothing"))
-                        using (var smoothing = config.InvokeMethod("get", smoothingKey))
-                        {
-                            if (!smoothing.IsNone() && smoothing.IsTrue())
-                                throw new TfNetTrainArgumentException("model", "loss label_smoothing must be 0 for a case; got " + smoothing);
-                        }
-                        using (var logitsKey = new PyString("from_logits"))
-                        using (var logits = config.InvokeMethod("get", logitsKey))
-                        {
-                            fromLogits = !logits.IsNone() && logits.IsTrue();
-                        }
-                    }
-                    return new JsonObject { { "name", schemaName }, { "from_logits", fromLogits } };
-                }
-            }
+            using (var record = Py.Import("tfnet_train.conformance.record"))
+            using (var spec = record.InvokeMethod("_loss_spec", model))
+            using (var name = spec.GetAttr("name"))
+            using (var logits = spec.GetAttr("from_logits"))
+                return new JsonObject { { "name", name.As<string>() }, { "from_logits", logits.IsTrue() } };
         }
 
         private static List<string> DescribeMetrics(PyObject model)
         {
             var names = new List<string>();
-            using (var container = model.GetAttr("compiled_metrics"))
-            {
-                if (container.IsNone()) return names;
-                using (var metrics = container.GetAttr("metrics"))
-                {
-                    foreach (PyObject metric in Items(metrics))
-                    {
-                        using (metric)
-                        using (var n = metric.GetAttr("name"))
-                        {
-                            string reported = n.As<string>(), id;
-                            if (!MetricIds.TryGetValue(reported, out id))
-                                throw new TfNetTrainArgumentException("model", "metric must be one of " + string.Join(", ", MetricIds.Keys) + "; got " + reported);
-                            names.Add(id);
-                        }
-                    }
-                }
-            }
+            using (var record = Py.Import("tfnet_train.conformance.record"))
+            using (var ids = record.InvokeMethod("_metrics", model))
+                foreach (PyObject id in Items(ids)) using (id) names.Add(id.As<string>());
             return names;
         }
 
