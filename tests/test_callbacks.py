@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 import numpy as np
 import pytest
-from parity import assert_history_equal, assert_weights_equal, dense_layers, optimizer_pair, twin_sequential
+from parity import dense_layers, optimizer_pair, twin_sequential
 
 import tfnet_train
 from tfnet_train.callbacks import CallbackList, listens
