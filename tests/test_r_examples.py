@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -35,12 +36,14 @@ EPOCHS = 2
 def run_r_example(name: str, *args: str, timeout: float = 600) -> str:
     """Run ``interop_examples/r/<name>`` as its Run: line says; fail with its output if it fails.
 
-    RETICULATE_PYTHON is removed so the script finds <repository>/.venv itself; PYTHONPATH puts this checkout's
-    sources first."""
+    RETICULATE_PYTHON is removed so the script finds <repository>/.venv itself (when there is one); PYTHONPATH puts
+    this checkout's sources first."""
     rscript = shutil.which("Rscript")
     if rscript is None:
         pytest.fail("Rscript is not on PATH: `make r` (part of `make test`) installs r-base-core and r-cran-reticulate")
     env = {k: v for k, v in os.environ.items() if k != "RETICULATE_PYTHON"}
+    if not (ROOT / ".venv" / "bin" / "python").exists():  # a virtual environment made elsewhere: use this one
+        env["RETICULATE_PYTHON"] = sys.executable
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     proc = subprocess.run([rscript, str(R_EXAMPLES / name), *args], capture_output=True, text=True,

@@ -57,6 +57,7 @@ one_training_step <- function(model, images_batch, labels_batch) {
 update_weights <- function(gradients, weights) {
   stopifnot(length(gradients) == length(weights))
   for (i in seq_along(weights)) {
+    # gradients[[i]] * learning_rate; reticulate 1.28 has no R arithmetic on Python objects, so TensorFlow multiplies
     weights[[i]]$assign_sub(tf$multiply(gradients[[i]], learning_rate))
   }
 }
