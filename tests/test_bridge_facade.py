@@ -144,11 +144,11 @@ def test_set_random_seed_fixes_initial_weights_and_checks_its_argument() -> None
             bridge.set_random_seed(bad)
 
 
-def test_train_step_is_one_train_on_batch() -> None:
+def test_train_on_batch_is_the_models_train_on_batch() -> None:
     ours, theirs = _twins()
     for seed in range(3):
         x, y = _batch(seed)
-        assert bridge.train_step(ours, x, y) == theirs.train_on_batch(x, y, return_dict=True)
+        assert bridge.train_on_batch(ours, x, y) == theirs.train_on_batch(x, y, return_dict=True)
     assert bridge.train_counter(ours) == 3
     for a, b in zip(bridge.get_weights(ours), theirs.get_weights(), strict=True):
         assert a.tobytes() == b.tobytes()
@@ -209,7 +209,7 @@ def test_save_and_load_weights(tmp_path: Path) -> None:
     path = tmp_path / "m.weights.h5"
     bridge.save_weights(ours, str(path))
     before = bridge.get_weights(ours)
-    bridge.train_step(ours, *_batch(1))
+    bridge.train_on_batch(ours, *_batch(1))
     bridge.load_weights(ours, str(path))
     for a, b in zip(before, bridge.get_weights(ours), strict=True):
         assert a.tobytes() == b.tobytes()

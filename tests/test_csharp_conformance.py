@@ -261,7 +261,7 @@ public static class RecordFromCSharp
             Fail("bias", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3),
                 Layers.Dense(1, biasRegularizer: Regularizers.L2(0.1f))), nx, ny, 3, 4, args[0] + "/never"));
             var used = Compiled("keras", Layers.Input(3), Layers.Dense(1, activation: "sigmoid"));
-            used.TrainStep(nx, ny);
+            used.TrainOnBatch(nx, ny);
             Fail("used", () => CaseRecorder.Record(used, nx, ny, 3, 4, args[0] + "/never"));
             Fail("rows", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3), Layers.Dense(1)), nx, ny, 4, 4,
                 args[0] + "/never"));

@@ -47,7 +47,7 @@ public static class Host
     {
         var model = Keras.Sequential(Layers.Input(4), Layers.Dense(3, kernelInitializer: ""ones""));
         model.Compile(""sgd"", ""mse"");
-        return model.TrainStep(new NDArray(new float[] { 1, 1, 1, 1 }, 1, 4), new NDArray(new float[3], 1, 3))[""loss""];
+        return model.TrainOnBatch(new NDArray(new float[] { 1, 1, 1, 1 }, 1, 4), new NDArray(new float[3], 1, 3))[""loss""];
     }
 }
 ";

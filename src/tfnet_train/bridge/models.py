@@ -86,9 +86,11 @@ def compile_model(
     )
 
 
-def train_step(model: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, float]:
-    """One training step on exactly this batch (`train_on_batch`: metrics cover this batch only)."""
-    return _check_model(model).train_on_batch(x, y, sample_weight=sample_weight, return_dict=True)
+def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any = None, reset_metrics: bool = True
+                   ) -> dict[str, float]:
+    """`model.train_on_batch(..., return_dict=True)`: one training step on exactly this batch."""
+    return _check_model(model).train_on_batch(x, y, sample_weight=sample_weight, return_dict=True,
+                                              reset_metrics=bool(reset_metrics))
 
 
 def train_step_traced(model: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, Any]:
