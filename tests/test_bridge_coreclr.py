@@ -24,6 +24,7 @@ def coreclr_bin() -> Path:
 @pytest.mark.parametrize("suite", sorted(SUITES))
 def test_csharp_suite_passes_on_coreclr(coreclr_bin: Path, suite: str) -> None:
     result = run_tests(coreclr_bin / f"{suite}.dll")
-    assert not result.failures, "C# failures on CoreCLR:\n" + "\n".join(result.failures) + "\n\n" + result.output[-3000:]
+    failures = "\n".join(result.failures)
+    assert not result.failures, f"C# failures on CoreCLR:\n{failures}\n\n{result.output[-3000:]}"
     assert result.failed == 0
     assert result.passed >= SUITES[suite], f"only {result.passed} C# tests ran:\n{result.output[-3000:]}"
