@@ -6,7 +6,7 @@ TF_EXTRA ?= cpu
 STAMP := $(VENV)/.installed
 DOTNET_BIN := dotnet/bin
 
-.PHONY: install mono build test test-python lint demo bench clean
+.PHONY: install mono build test test-python lint demo bench wheel clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,5 +40,9 @@ demo: build
 bench: build
 	$(PY) benchmarks/run_all.py
 
+# The wheel carries both C# builds (copied into src/tfnet_train/dotnet by `build`).
+wheel: build
+	$(PY) -m build --no-isolation --outdir dist
+
 clean:
-	rm -rf $(DOTNET_BIN) reports
+	rm -rf $(DOTNET_BIN) reports dist src/tfnet_train/dotnet/mono src/tfnet_train/dotnet/coreclr

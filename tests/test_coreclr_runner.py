@@ -1,5 +1,6 @@
 """The CoreCLR test runner (dotnet/tests/TfNetTrain.TestRunner) on a small NUnit assembly written here: it runs
-what NUnit 2.6 runs, in NUnit's order, and reports failures in its output and exit code."""
+what NUnit 2.6 runs, in NUnit's order, reports failures in its output and exit code, and fails a case that
+carries an NUnit attribute it does not implement."""
 
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ namespace Sample
         [Test] public void SharesTheInstance() { Assert.Greater(_instanceCount, 1); }
         [Test, Timeout(200)] public void TimesOut() { Thread.Sleep(5000); }
         [Test] public void Ignored() { Assert.Ignore("not here"); }
+        [Test, Ignore("later")] public void IgnoredByAttribute() { throw new Exception("ran"); }
+        [Test, ExpectedException(typeof(ArgumentException))] public void Expects() { throw new ArgumentException(); }
     }
 }
 """
@@ -86,11 +89,13 @@ def test_runner_runs_every_case_in_nunit_order_and_fails_on_failures(sample: Pat
         prefix + 'Values(1,"x")': "PASS", prefix + 'Values(1,"y")': "PASS",
         prefix + 'Values(2,"x")': "PASS", prefix + 'Values(2,"y")': "PASS",
         prefix + "SharesTheInstance": "PASS", prefix + "TimesOut": "FAIL", prefix + "Ignored": "SKIP",
+        prefix + "IgnoredByAttribute": "SKIP", prefix + "Expects": "FAIL",
     }
-    assert "10 passed, 3 failed, 1 skipped" in lines
+    assert "10 passed, 4 failed, 2 skipped" in lines
     assert any("one plus one" in line for line in lines), out
     assert any("System.InvalidOperationException: boom" in line for line in lines), out
     assert any("Timeout value of 200ms" in line for line in lines), out
+    assert any("unsupported NUnit attribute(s): [ExpectedException]" in line for line in lines), out
     order = next(line for line in lines if line.startswith("order: ")).split(": ")[1].split(",")
     assert order[:4] == ["assembly-setup", "fixture-setup", "setup", "teardown"]
     assert order[-1] == "fixture-teardown" and order.count("setup") == order.count("teardown") == 14

@@ -92,6 +92,8 @@ namespace TfNetTrain.TestRunner
 
         private TestResult RunCase(Fixture fixture, object instance, TestCase test)
         {
+            if (test.Unsupported != null) return new TestResult(test.FullName, Outcome.Failed, test.Unsupported, 0);
+            if (test.SkipReason != null) return new TestResult(test.FullName, Outcome.Skipped, test.SkipReason, 0);
             var clock = Stopwatch.StartNew();
             string error = InvokeAll(fixture.SetUp, instance);
             Outcome outcome = Outcome.Failed;

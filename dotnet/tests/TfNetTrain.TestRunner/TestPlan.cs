@@ -17,6 +17,8 @@ namespace TfNetTrain.TestRunner
             Arguments = arguments;
             FullName = method.DeclaringType.FullName + "." + name;
             TimeoutMs = timeoutMs;
+            SkipReason = TestPlan.SkipReasonOf(method);
+            Unsupported = TestPlan.UnsupportedAttributesOf(method);
         }
 
         public MethodInfo Method { get; }
@@ -24,6 +26,10 @@ namespace TfNetTrain.TestRunner
         public string FullName { get; }
         /// <summary>[Timeout] in milliseconds, 0 for none.</summary>
         public int TimeoutMs { get; }
+        /// <summary>Why the case does not run ([Ignore], [Explicit] on it or its fixture), or null.</summary>
+        public string SkipReason { get; }
+        /// <summary>NUnit attributes this runner does not implement (the case fails naming them), or null.</summary>
+        public string Unsupported { get; }
     }
 
     /// <summary>A fixture class with its one-time and per-test set-up and tear-down methods and its cases.</summary>
@@ -72,6 +78,36 @@ namespace TfNetTrain.TestRunner
                 if (fixture.Cases.Count > 0) plan.Fixtures.Add(fixture);
             }
             return plan;
+        }
+
+        /// <summary>The NUnit attributes this runner implements; any other one on a case makes it fail rather than run
+        /// differently from NUnit.</summary>
+        private static readonly HashSet<string> Supported = new HashSet<string>
+        {
+            "TestFixture", "Test", "TestCase", "TestCaseSource", "Values", "SetUp", "TearDown", "TestFixtureSetUp",
+            "TestFixtureTearDown", "SetUpFixture", "Timeout", "Ignore", "Explicit", "Category", "Description",
+        };
+
+        internal static string UnsupportedAttributesOf(MethodInfo method)
+        {
+            var attributes = method.GetCustomAttributes(true)
+                .Concat(method.DeclaringType.GetCustomAttributes(true))
+                .Concat(method.GetParameters().SelectMany(p => p.GetCustomAttributes(true)));
+            var names = attributes.Select(a => a.GetType()).Where(t => t.Namespace == "NUnit.Framework")
+                                  .Select(t => t.Name.EndsWith("Attribute", StringComparison.Ordinal) ? t.Name.Substring(0, t.Name.Length - 9) : t.Name)
+                                  .Where(n => !Supported.Contains(n)).Distinct().OrderBy(n => n, StringComparer.Ordinal).ToList();
+            return names.Count == 0 ? null : "unsupported NUnit attribute(s): " + string.Join(", ", names.Select(n => "[" + n + "]"));
+        }
+
+        internal static string SkipReasonOf(MethodInfo method)
+        {
+            foreach (ICustomAttributeProvider target in new ICustomAttributeProvider[] { method, method.DeclaringType })
+            {
+                var ignore = (IgnoreAttribute)target.GetCustomAttributes(typeof(IgnoreAttribute), true).FirstOrDefault();
+                if (ignore != null) return "ignored: " + (ignore.Reason ?? "");
+                if (target.IsDefined(typeof(ExplicitAttribute), true)) return "explicit: runs only when selected";
+            }
+            return null;
         }
 
         /// <summary>The methods carrying attribute T, base classes first (NUnit's order for set-up).</summary>
