@@ -6,7 +6,7 @@ TF_EXTRA ?= cpu
 STAMP := $(VENV)/.installed
 DOTNET_BIN := dotnet/bin
 
-.PHONY: install mono build test test-python lint demo bench wheel clean
+.PHONY: install mono build test test-python lint demo bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,7 @@ bench: build
 	$(PY) benchmarks/run_all.py
 
 # The wheel carries both C# builds (copied into src/tfnet_train/dotnet by `build`).
+.PHONY: wheel
 wheel: build
 	$(PY) -m build --no-isolation --outdir dist
 
