@@ -49,23 +49,31 @@ done
 echo "built into $out"
 
 # --- .NET (CoreCLR) ---------------------------------------------------------------------------------------------
-# The same sources again, compiled by mcs against the shared framework of a .NET runtime into bin/coreclr/: the .NET
-# root is DOTNET_ROOT when it holds shared/Microsoft.NETCore.App, else the runtime in the `dotnetcore2` wheel
-# (.NET Core 3.1, installed by `make install`). The assemblies then run on that runtime and on any later .NET
-# (`rollForward: LatestMajor`). Mono's assemblies reference mscorlib, whose forwarders .NET lacks (e.g. Queue<T>),
-# hence the second build.
-dotnet_root() {
-  if [ -n "${DOTNET_ROOT:-}" ] && [ -d "$DOTNET_ROOT/shared/Microsoft.NETCore.App" ]; then echo "$DOTNET_ROOT"; return; fi
-  "$PYTHON" - <<'PY' 2>/dev/null || true
+# The same sources again, compiled by mcs against the shared framework of .NET Core 3.1 into bin/coreclr/: that of
+# the `dotnetcore2` wheel (the `coreclr` extra, installed by `make install`), else the oldest one under DOTNET_ROOT
+# (mcs cannot read the frameworks of .NET 7 and later). The assemblies run on 3.1 and on any later .NET; the
+# executables' runtimeconfig says `rollForward: LatestMajor`. Mono's assemblies reference mscorlib, whose
+# forwarders .NET lacks (e.g. Queue<T>), hence the second build.
+coreclr_framework() {
+  local roots=() root
+  root="$("$PYTHON" - <<'PY' 2>/dev/null || true
 import importlib.util, os
 spec = importlib.util.find_spec("dotnetcore2")
 if spec and spec.submodule_search_locations:
     print(os.path.join(spec.submodule_search_locations[0], "bin"))
 PY
+)"
+  [ -n "$root" ] && roots+=("$root")
+  [ -n "${DOTNET_ROOT:-}" ] && roots+=("$DOTNET_ROOT")
+  for root in "${roots[@]}"; do
+    if [ -d "$root/shared/Microsoft.NETCore.App" ]; then
+      ls -d "$root"/shared/Microsoft.NETCore.App/* 2>/dev/null | sort -V | head -n1
+      return
+    fi
+  done
 }
 
-coreclr_root="$(dotnet_root)"
-coreclr_fx="$(ls -d "$coreclr_root"/shared/Microsoft.NETCore.App/* 2>/dev/null | sort -V | tail -n1 || true)"
+coreclr_fx="$(coreclr_framework)"
 coreclr_out="$out/coreclr"
 
 # build_coreclr NAME DIR KIND [REFERENCE...]   like build, for .NET; references are names in $coreclr_out.
@@ -82,13 +90,14 @@ build_coreclr() {
   mcs -nologo -nostdlib -noconfig -langversion:7.2 -optimize+ -nowarn:1591,1702 -target:"$kind" \
     -out:"$coreclr_out/$name.dll" "${refs[@]}" "${sources[@]}"
   if [ "$kind" = exe ]; then
-    printf '{"runtimeOptions": {"tfm": "netcoreapp3.1", "rollForward": "LatestMajor", %s}}\n' \
-      '"framework": {"name": "Microsoft.NETCore.App", "version": "3.1.0"}' > "$coreclr_out/$name.runtimeconfig.json"
+    printf '{"runtimeOptions": {"rollForward": "LatestMajor", "framework": {"name": "Microsoft.NETCore.App", "version": "%s"}}}\n' \
+      "$(basename "${coreclr_fx%.*}").0" > "$coreclr_out/$name.runtimeconfig.json"
   fi
 }
 
 if [ -z "$coreclr_fx" ]; then
-  echo "no .NET runtime found (set DOTNET_ROOT, or pip install dotnetcore2): skipped the CoreCLR build" >&2
+  echo "no .NET framework found (install the coreclr extra: pip install -e '.[coreclr]'; or set DOTNET_ROOT):" \
+       "skipped the CoreCLR build" >&2
 else
   mkdir -p "$coreclr_out"
   cp -f "$runtime_dll" "$coreclr_out/Python.Runtime.dll"
@@ -98,7 +107,7 @@ else
   build_coreclr TfNetTrain.Tests           tests/TfNetTrain.Tests           library nunit.framework.dll TfNetTrain.dll Python.Runtime.dll
   build_coreclr TfNetTrain.Reference.Tests tests/TfNetTrain.Reference.Tests library nunit.framework.dll TfNetTrain.Reference.dll
   build_coreclr TfNetTrain.TestRunner      tests/TfNetTrain.TestRunner      exe     nunit.framework.dll
-  echo "built for .NET ($(basename "$coreclr_fx")) into $coreclr_out"
+  echo "built for .NET (against $(basename "$coreclr_fx")) into $coreclr_out"
 fi
 
 # --- Package data -----------------------------------------------------------------------------------------------

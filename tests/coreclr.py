@@ -1,5 +1,8 @@
-"""Runs C# on .NET (CoreCLR): the `dotnet` host, the environment it needs here, and the project's test runner
-(dotnet/bin/coreclr/TfNetTrain.TestRunner.dll, which prints one line per test and "N passed, N failed")."""
+"""Runs C# on .NET (CoreCLR): which .NET installation compiles and which runs, the environment it needs here, and
+the project's test runner (dotnet/bin/coreclr/TfNetTrain.TestRunner.dll: one line per test, "N passed, N failed").
+
+mcs reads the shared framework of .NET Core 3.1 (the `coreclr` extra) but not that of .NET 7 or later, so test hosts
+are compiled against the oldest framework found and run on the newest runtime (`rollForward: LatestMajor`)."""
 
 from __future__ import annotations
 
@@ -15,29 +18,62 @@ RUNNER = "TfNetTrain.TestRunner.dll"
 _SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", re.MULTILINE)
 
 
-def dotnet_root() -> Path | None:
-    """DOTNET_ROOT when it holds a shared framework, else the runtime of the `dotnetcore2` wheel (as dotnet/build.sh
-    chooses)."""
-    root = os.environ.get("DOTNET_ROOT")
-    if root and (Path(root) / "shared" / "Microsoft.NETCore.App").is_dir():
-        return Path(root)
-    spec = importlib.util.find_spec("dotnetcore2")
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)  # a top-level name: the package is located, not imported
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(spec.submodule_search_locations[0]) / "bin"
+    return Path(spec.submodule_search_locations[0])
+
+
+def _frameworks(runnable: bool = False) -> list[tuple[tuple[int, ...], Path]]:
+    """(version, folder) of every Microsoft.NETCore.App in DOTNET_ROOT and the runtime wheels, oldest first;
+    ``runnable``: only where the installation's `dotnet` host is executable."""
+    roots = [Path(os.environ["DOTNET_ROOT"])] if os.environ.get("DOTNET_ROOT") else []
+    for package, relative in (("dotnetcore2", "bin"), ("dnv", "net/runtime/.net")):
+        folder = _package_dir(package)
+        if folder is not None:
+            roots.append(folder / relative)
+    found = []
+    for root in roots:
+        shared = root / "shared" / "Microsoft.NETCore.App"
+        if shared.is_dir() and (not runnable or os.access(root / "dotnet", os.X_OK)):
+            for version in shared.iterdir():
+                found.append((tuple(int(p) for p in re.findall(r"\d+", version.name)[:3]), version))
+    return sorted(found)
+
+
+def reference_framework() -> Path:
+    """The oldest shared framework found: what mcs compiles test hosts against (it cannot read .NET 7+)."""
+    frameworks = _frameworks()
+    if not frameworks:
+        raise RuntimeError("no .NET runtime: set DOTNET_ROOT or install the `coreclr` extra (make install)")
+    return frameworks[0][1]
+
+
+def dotnet_root() -> Path:
+    """The .NET installation with the newest runtime found: the one the tests run on."""
+    frameworks = _frameworks(runnable=True)
+    if not frameworks:
+        raise RuntimeError("no runnable .NET: set DOTNET_ROOT or install the `coreclr` extra (make install)")
+    return frameworks[-1][1].parents[2]
+
+
+def runtime_version() -> str:
+    """The version of the runtime the tests run on, e.g. "8.0.4"."""
+    dotnet_root()
+    return _frameworks(runnable=True)[-1][1].name
 
 
 def dotnet_executable() -> Path:
-    root = dotnet_root()
-    if root is None or not (root / "dotnet").is_file():
-        raise RuntimeError("no .NET runtime: set DOTNET_ROOT or install the `coreclr` extra (make install)")
-    return root / "dotnet"
+    return dotnet_root() / "dotnet"
 
 
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """os.environ plus what .NET Core 3.1 needs on a newer distribution: it probes ICU only up to the versions it
-    knew, so name the installed one (or run without ICU where there is none)."""
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(extra or {})}
+    """os.environ plus TF's quiet logging, the framework C# tests compile their hosts against
+    (TFNET_TEST_REFERENCE_FRAMEWORK, read by ShutdownTests), and the ICU version for .NET Core 3.1, which looks only
+    for the versions it knew (without ICU, invariant globalization)."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "TFNET_TEST_REFERENCE_FRAMEWORK": str(reference_framework()),
+           **(extra or {})}
     if "CLR_ICU_VERSION_OVERRIDE" not in env and "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT" not in env:
         icu = ctypes.util.find_library("icuuc")  # e.g. "libicuuc.so.72"
         version = re.search(r"\.so\.(\d+)", icu or "")
@@ -46,6 +82,11 @@ def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
         else:
             env["DOTNET_SYSTEM_GLOBALIZATION_INVARIANT"] = "1"
     return env
+
+
+def mcs_references() -> list[str]:
+    """mcs arguments compiling against :func:`reference_framework` instead of Mono's libraries."""
+    return ["-nostdlib", "-noconfig", "-nowarn:1702", *[f"-r:{f}" for f in sorted(reference_framework().glob("*.dll"))]]
 
 
 @dataclass

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DOTNET_BIN
-from coreclr import RUNNER, dotnet_executable, dotnet_root, environment
+from coreclr import RUNNER, dotnet_executable, environment, mcs_references
 
 SAMPLE = r"""
 using System;
@@ -61,13 +61,10 @@ def sample(tmp_path: Path) -> Path:
     coreclr = DOTNET_BIN / "coreclr"
     if not (coreclr / RUNNER).exists():
         raise RuntimeError(f"{coreclr / RUNNER} missing: run `make build` (needs the `coreclr` extra)")
-    root = dotnet_root()
-    framework = sorted((root / "shared" / "Microsoft.NETCore.App").iterdir())[-1]
     for name in (RUNNER, "TfNetTrain.TestRunner.runtimeconfig.json", "nunit.framework.dll"):
         shutil.copy(coreclr / name, tmp_path / name)
     (tmp_path / "Sample.cs").write_text(SAMPLE)
-    proc = subprocess.run(["mcs", "-nologo", "-nostdlib", "-noconfig", "-nowarn:1702", "-target:library",
-                           f"-out:{tmp_path / 'Sample.dll'}", *[f"-r:{f}" for f in sorted(framework.glob("*.dll"))],
+    proc = subprocess.run(["mcs", "-nologo", "-target:library", f"-out:{tmp_path / 'Sample.dll'}", *mcs_references(),
                            f"-r:{tmp_path / 'nunit.framework.dll'}", str(tmp_path / "Sample.cs")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DOTNET_BIN, ROOT
-from coreclr import dotnet_executable, dotnet_root, environment
+from coreclr import dotnet_executable, environment, mcs_references, runtime_version
 
 from tfnet_train import dotnet
 from tfnet_train.cli import main
@@ -34,6 +34,7 @@ public static class Host
             model.Compile("sgd", "mse");
             var x = new NDArray(new float[] { 1, 1, 1, 1 }, 1, 4);
             float loss = model.TrainStep(x, new NDArray(new float[3], 1, 3))["loss"];
+            Console.WriteLine("version=" + Environment.Version);
             Console.WriteLine("loss=" + loss.ToString(System.Globalization.CultureInfo.InvariantCulture));
             Console.WriteLine("runtime=" + (Type.GetType("Mono.Runtime") != null ? "mono" : "coreclr"));
         }
@@ -106,8 +107,7 @@ def _compile_host(runtime: str, folder: Path, work: Path) -> list[str]:
         command = ["mono", str(exe)]
     else:
         exe = work / "host.dll"
-        framework = sorted((dotnet_root() / "shared" / "Microsoft.NETCore.App").iterdir())[-1]
-        refs = ["-nostdlib", "-noconfig", "-nowarn:1702", *[f"-r:{f}" for f in sorted(framework.glob("*.dll"))], *refs]
+        refs = [*mcs_references(), *refs]
         (work / "host.runtimeconfig.json").write_text(
             '{"runtimeOptions": {"framework": {"name": "Microsoft.NETCore.App", "version": "3.1.0"}, '
             '"rollForward": "LatestMajor"}}')
@@ -134,3 +134,5 @@ def test_a_csharp_host_trains_with_the_installed_wheels_build(runtime: str, inst
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     # An all-ones kernel maps ones(4) to 4 in each of 3 outputs; against zeros the mean squared error is 4² = 16.
     assert proc.stdout.splitlines()[-2:] == ["loss=16", f"runtime={runtime}"]
+    if runtime == "coreclr":  # compiled against the oldest framework found, run on the newest runtime
+        assert f"version={runtime_version()}" in proc.stdout.splitlines()

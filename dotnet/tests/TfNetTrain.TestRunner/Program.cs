@@ -35,6 +35,7 @@ namespace TfNetTrain.TestRunner
                 foreach (TestCase test in plan.Fixtures.SelectMany(f => f.Cases)) Console.WriteLine(test.FullName);
                 return 0;
             }
+            Console.WriteLine($"runtime: {System.Runtime.InteropServices.RuntimeInformation.FrameworkDescription}");
             var results = new Execution(Console.Out).Run(plan);
             int passed = results.Count(r => r.Outcome == Outcome.Passed);
             int failed = results.Count(r => r.Outcome == Outcome.Failed);

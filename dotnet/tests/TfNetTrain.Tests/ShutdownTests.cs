@@ -65,6 +65,12 @@ public static class Host
         /// shared/Microsoft.NETCore.App/VERSION).</summary>
         private static string FrameworkDirectory => Path.GetDirectoryName(typeof(object).Assembly.Location);
 
+        /// <summary>What mcs compiles the .NET host against: TFNET_TEST_REFERENCE_FRAMEWORK (mcs cannot read the
+        /// framework of .NET 7 or later, so the tests name an older one; the host then rolls forward), else the running
+        /// framework.</summary>
+        private static string ReferenceFramework =>
+            Environment.GetEnvironmentVariable("TFNET_TEST_REFERENCE_FRAMEWORK") ?? FrameworkDirectory;
+
         [TestFixtureSetUp]
         public void CompileHost()
         {
@@ -82,15 +88,15 @@ public static class Host
             else
             {
                 // .NET resolves an app's assemblies from its own folder (there is no MONO_PATH): the host gets copies,
-                // is compiled against the running shared framework and names that framework in its runtimeconfig.
+                // and its runtimeconfig lets it run on the running runtime, newer than the one compiled against.
                 _hostExe = Path.Combine(dir, "host.dll");
                 foreach (string name in new[] { "TfNetTrain.dll", "Python.Runtime.dll" })
                     File.Copy(Path.Combine(BinDirectory, name), Path.Combine(dir, name));
                 File.WriteAllText(Path.Combine(dir, "host.runtimeconfig.json"),
-                    "{\"runtimeOptions\": {\"framework\": {\"name\": \"Microsoft.NETCore.App\", \"version\": \"" +
-                    Path.GetFileName(FrameworkDirectory) + "\"}}}");
+                    "{\"runtimeOptions\": {\"rollForward\": \"LatestMajor\", \"framework\": {\"name\": \"Microsoft.NETCore.App\", " +
+                    "\"version\": \"" + Path.GetFileName(ReferenceFramework) + "\"}}}");
                 references = "-nostdlib -noconfig -nowarn:1702 " +
-                             string.Join(" ", Directory.GetFiles(FrameworkDirectory, "*.dll").Select(f => $"-r:\"{f}\"")) +
+                             string.Join(" ", Directory.GetFiles(ReferenceFramework, "*.dll").Select(f => $"-r:\"{f}\"")) +
                              $" -r:\"{Path.Combine(dir, "TfNetTrain.dll")}\" -r:\"{Path.Combine(dir, "Python.Runtime.dll")}\"";
             }
             string arguments = $"-nologo -langversion:7.2 -target:exe -out:\"{_hostExe}\" {references} \"{source}\"";
