@@ -83,7 +83,7 @@ namespace TfNetTrain.Conformance
             {
                 loaded = ConformanceCase.Load(jsonPath);
             }
-            catch (Exception e) when (e is CaseFormatException || e is JsonParseException || e is NpyFormatException ||
+            catch (Exception e) when (e is CaseFormatException || e is NpyFormatException ||
                                       e is IOException || e is UnauthorizedAccessException || e is ArgumentException)
             {
                 return new CaseResult(Path.GetFileNameWithoutExtension(jsonPath), null, "case file " + jsonPath + ": " + ErrorText.Summary(e));
