@@ -139,6 +139,26 @@ namespace TfNetTrain.Reference.Tests
         }
 
         [Test]
+        public void TraceFileHoldsEveryStepUnderItsPrefixAndIsWrittenWholeOrNotAtAll()
+        {
+            string path = Path.Combine(_folder, "mine.npz");
+            var steps = new List<Dictionary<string, NpyArray>>
+            {
+                new Dictionary<string, NpyArray> { { "loss", NpyArray.Float64Scalar(0.5) }, { "weights/0", NpyArray.Float32(new[] { 2 }, new[] { 1.0, 2.0 }) } },
+                new Dictionary<string, NpyArray> { { "loss", NpyArray.Float64Scalar(0.25) } },
+            };
+            TraceFile.Write(path, steps);
+            Dictionary<string, NpyArray> back = Npz.Load(path);
+            CollectionAssert.AreEqual(new[] { "step0/loss", "step0/weights/0", "step1/loss" }, back.Keys.ToArray());
+            Assert.AreEqual(0.25, back["step1/loss"].GetDouble(0));
+            steps.Add(null);
+            Assert.Throws<ArgumentException>(() => TraceFile.Write(path, steps));
+            CollectionAssert.AreEqual(new[] { "step0/loss", "step0/weights/0", "step1/loss" }, Npz.Load(path).Keys.ToArray(),
+                "a failed write leaves the earlier file as it was");
+            CollectionAssert.AreEqual(new[] { path }, Directory.GetFiles(_folder), "no temporary file is left behind");
+        }
+
+        [Test]
         public void WritesVersionOneHeadersAlignedTo64Bytes()
         {
             var stream = new MemoryStream();
