@@ -258,6 +258,12 @@ public static class RecordFromCSharp
             Fail("used", () => CaseRecorder.Record(used, nx, ny, 3, 4, args[0] + "/never"));
             Fail("rows", () => CaseRecorder.Record(Compiled("keras", Layers.Input(3), Layers.Dense(1)), nx, ny, 4, 4,
                 args[0] + "/never"));
+            // A host with Python running calls the runner in its own runtime, which stays running.
+            int status = Program.Main(new[] { "run", "--suite", args[0] + "/keras_case.json",
+                                              "--impl", "engine,numpy,csharp" });
+            Console.WriteLine("runner status " + status + ", runtime running: " + (PythonRuntime.Current == python));
+            var after = Compiled("keras", Layers.Input(3), Layers.Dense(1));
+            Console.WriteLine("after the runner: " + after.GetWeights().Count + " weights");
         }
         return 0;
     }
@@ -298,6 +304,8 @@ def test_case_recorded_from_csharp_loads_in_python_and_replays(dotnet_bin: Path,
     assert errors["used"].startswith("model:") and "fresh (0 iterations) to start a case, got 1" in errors["used"]
     assert errors["rows"] == "x: expected at least steps * batch_size = 4 * 4 = 16 rows, got 12"
     assert not (cases / "never.json").exists()
+    assert "runner status 0, runtime running: True" in lines and "after the runner: 2 weights" in lines
+    assert "1 cases, baseline numpy: 2 pass, 0 fail, 0 error, 0 n/a -> PASSED" in lines
 
     regularized = load(cases / "l2_case.json")
     assert [layer.kernel_l2 for layer in regularized.model.layers] == [0.05, None]
