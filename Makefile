@@ -6,7 +6,7 @@ TF_EXTRA ?= cpu
 STAMP := $(VENV)/.installed
 DOTNET_BIN := dotnet/bin
 
-.PHONY: install mono build test test-python lint demo bench clean
+.PHONY: install mono r build test test-python lint demo bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test]"
 	touch $(STAMP)
 
-install: $(STAMP) mono
+install: $(STAMP) mono r
 
 # Mono (mcs, mono) and NUnit 2.6 from Debian, when missing.
 mono:
@@ -22,6 +22,15 @@ mono:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mono-devel nunit-console >/dev/null; \
+	fi
+
+# R and reticulate from Debian, when missing (interop_examples/r drive the engine from R).
+r:
+	@if ! command -v Rscript >/dev/null || \
+	    ! Rscript -e 'quit(status = !requireNamespace("reticulate", quietly = TRUE))' >/dev/null 2>&1; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq r-base-core r-cran-reticulate >/dev/null; \
 	fi
 
 build: install

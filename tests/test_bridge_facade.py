@@ -112,7 +112,7 @@ def _twins(optimizer: tuple[str, dict[str, Any]] = ("SGD", {"learning_rate": 0.1
         [keras.Input((4,)), keras.layers.Dense(6, activation="relu"), keras.layers.Dense(3)])
     theirs.set_weights(ours.get_weights())
     theirs.compile(bridge.build_optimizer(*optimizer),
-                   keras.losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+                   keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
     return ours, theirs
 
 
@@ -253,7 +253,7 @@ def test_host_callback_sees_every_fit_hook_in_order() -> None:
         "on_train_begin", "on_epoch_begin", "on_train_batch_begin", "on_train_batch_end",
         "on_train_batch_begin", "on_train_batch_end", "on_epoch_end", "on_train_end"]
     assert set(host.calls[3][2]) == {"loss", "accuracy"}
-    assert CallbackList([bridge.host_callback(host, [])]).needs_train_batch_hooks is False
+    assert CallbackList([bridge.host_callback(host, [])]).needs_batch_hooks("train") is False
 
 
 # ----- functional models ----------------------------------------------------------------------------------------

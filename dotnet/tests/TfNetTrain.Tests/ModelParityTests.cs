@@ -17,7 +17,7 @@ namespace TfNetTrain.Tests
 
         private const string PyCompileSgd =
             "model.compile(optimizers.SGD(learning_rate=0.1, momentum=0.9, clipnorm=1.0),\n" +
-            "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['accuracy'])\n";
+            "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['accuracy'])\n";
 
         internal static Model Classifier()
         {
@@ -291,7 +291,7 @@ namespace TfNetTrain.Tests
                 var expected = PyScript.Run(
                     "model = tfnet_train.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n" +
                     "model.set_weights(w0)\n" +
-                    "model.compile('sgd', 'mse', ['mae'])\n" +
+                    "model.compile('sgd', 'mse', metrics=['mae'])\n" +
                     "put('logs', model.train_on_batch(x, y, return_dict=True))\n" +
                     "put('weights', model.get_weights())\n",
                     "w0", w0, "x", x, "y", y);
@@ -312,7 +312,7 @@ namespace TfNetTrain.Tests
                 StepTrace trace = model.TrainStepTraced(x, y);
                 var expected = PyScript.Run(PyClassifier +
                     "model.compile(optimizers.SGD(learning_rate=0.1, clipnorm=0.01),\n" +
-                    "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['acc'], semantics='tfnet')\n" +
+                    "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['acc'], semantics='tfnet')\n" +
                     "put('t', model.train_step_traced(x, y).flat())\n",
                     "w0", w0, "x", x, "y", y);
                 foreach (var entry in trace.Flat) Data.AssertBitwise(expected["t/" + entry.Key], entry.Value, entry.Key);
@@ -356,7 +356,7 @@ namespace TfNetTrain.Tests
                     traces.Add(model.TrainStepTraced(xs[i], ys[i]));
                 }
                 var expected = PyScript.Run(PyClassifier +
-                    "model.compile(" + pythonOptimizer + ", keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['accuracy'])\n" +
+                    "model.compile(" + pythonOptimizer + ", keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['accuracy'])\n" +
                     "for i in range(3):\n" +
                     "    put(f't{i}', model.train_step_traced(xs[i], ys[i]).flat())\n",
                     "w0", w0, "xs", xs, "ys", ys);

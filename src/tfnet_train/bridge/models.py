@@ -188,10 +188,10 @@ def weight_layout(model: Any) -> dict[str, list[Any]]:
 
 def input_shapes(model: Any) -> list[list[int]] | None:
     """Shape of each model input with -1 for unknown dimensions, or None when the model is not built."""
-    shapes = _check_model(model)._input_shapes()
-    if shapes is None:
+    inputs = _check_model(model)._model_inputs()
+    if inputs is None:
         return None
-    return [[-1 if d is None else int(d) for d in shape] for shape in shapes]
+    return [[-1 if d is None else int(d) for d in tensor.shape] for tensor in inputs]
 
 
 def train_counter(model: Any) -> int:

@@ -38,6 +38,10 @@ __all__ = [
     "CosineDecay",
     "schedules",
     "get",
+    "aggregate_gradients",
+    "clip_gradients",
+    "apply_gradients",
+    "optimizer_state",
 ]
 
 _BY_NAME: dict[str, type[OptimizerV2]] = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
@@ -85,3 +89,32 @@ def get(identifier: Any, semantics: str = "keras") -> OptimizerV2:
         )
     optimizer._set_semantics(semantics)
     return optimizer
+
+
+def aggregate_gradients(optimizer: Any, grads_and_vars: list) -> list:
+    """The mirror's ``optimizer._aggregate_gradients`` for any optimizer (a Keras one all-reduces in apply)."""
+    if isinstance(optimizer, OptimizerV2):
+        return optimizer._aggregate_gradients(grads_and_vars)
+    return [g for g, _ in grads_and_vars]
+
+
+def clip_gradients(optimizer: Any, grads: list) -> list:
+    """The mirror's ``optimizer._clip_gradients`` for any optimizer (a Keras one clips in apply)."""
+    if isinstance(optimizer, OptimizerV2):
+        return optimizer._clip_gradients(grads)
+    return list(grads)
+
+
+def apply_gradients(optimizer: Any, grads: list, variables: list) -> None:
+    """apply_gradients without a second aggregation or clip."""
+    if isinstance(optimizer, OptimizerV2):
+        optimizer.apply_gradients(zip(grads, variables, strict=True), experimental_aggregate_gradients=False)
+    else:
+        optimizer.apply_gradients(zip(grads, variables, strict=True))
+
+
+def optimizer_state(optimizer: Any, variables: list) -> dict:
+    """{"iterations", "learning_rate", "slots": {name: [per variable]}} for the step trace."""
+    if isinstance(optimizer, OptimizerV2):
+        return optimizer.get_state(variables)
+    return {"iterations": optimizer.iterations, "learning_rate": optimizer.learning_rate, "slots": {}}
