@@ -32,7 +32,8 @@ build() {
   mcs -nologo -langversion:7.2 -debug -optimize+ -nowarn:1591 -target:"$kind" -out:"$out/$name.$ext" "${refs[@]}" "${sources[@]}"
 }
 
-build TfNetTrain.Reference       src/TfNetTrain.Reference       library System.IO.Compression.dll System.IO.Compression.FileSystem.dll
+build TfNetTrain.Reference       src/TfNetTrain.Reference       library System.IO.Compression.dll System.IO.Compression.FileSystem.dll \
+                                                                 System.Runtime.Serialization.dll System.Xml.dll System.Xml.Linq.dll
 build TfNetTrain.Reference.Tests tests/TfNetTrain.Reference.Tests library nunit.framework.dll TfNetTrain.Reference.dll System.IO.Compression.dll
 build TfNetTrain                 src/TfNetTrain                 library Python.Runtime.dll
 build TfNetTrain.Bench           src/TfNetTrain.Bench           exe     TfNetTrain.dll Python.Runtime.dll

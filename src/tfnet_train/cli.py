@@ -30,7 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a suite through several implementations and compare them")
     run.add_argument("--suite", default="default", help="'default' or a folder of case files (or one .json)")
     run.add_argument("--impl", default="engine,keras,numpy,csharp",
-                     help="comma-separated implementations (default: engine,keras,numpy,csharp)")
+                     help="comma-separated implementations (default: engine,keras,numpy,csharp); NAME=PATH reads "
+                     "traces another program wrote (a folder of <case>.npz or one .npz, keys step<i>/<trace key>)")
     run.add_argument("--baseline", default=None, help="implementation the others are compared with "
                      "(default: numpy when listed)")
     run.add_argument("--report", default=None, help="folder for report.json, index.html and plots")
@@ -43,8 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--impl", default="engine", help="implementation to run (default engine)")
     diff.add_argument("--suite", default="default", help="suite to look the case name up in")
 
-    render = sub.add_parser("render", help="draw index.html and plots from DIR/report.json (e.g. written by the "
-                            "C# runner)")
+    render = sub.add_parser("render", help="draw index.html and plots from DIR/report.json (e.g. of an earlier "
+                            "run)")
     render.add_argument("directory", help="folder holding report.json")
 
     listing = sub.add_parser("list", help="list the cases of a suite")
@@ -147,6 +148,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.flush()
     atexit.register(_skip_exit_collections)  # registered last, so it runs before pythonnet's shutdown hook
     return code
+
+
+def host_main(argv: Sequence[str]) -> int:
+    """``main`` for a program that embeds Python (``TfNetTrain.Conformance.exe``): argparse's exit (bad arguments,
+    ``--help``) becomes the returned status instead of ending the host."""
+    try:
+        return main(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
 
 
 def _skip_exit_collections() -> None:

@@ -137,6 +137,9 @@ def record(model: Any, x: Any, y: Any, steps: int, path: str | Path, sample_weig
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1 (rows per step), got {batch_size!r} for {len(x)} rows "
                          f"and {steps} steps")
+    if len(x) < steps * batch_size:
+        raise ValueError(f"x: expected at least steps * batch_size = {steps} * {batch_size} = {steps * batch_size} "
+                         f"rows, got {len(x)}")
     json_path = Path(path)
     name = json_path.stem if json_path.suffix == ".json" else json_path.name
     loss = _loss_spec(model)
