@@ -10,10 +10,10 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "__version__"]
+__all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "__version__", "load_model"]
 
-_ENGINE_NAMES = {"Functional", "Model", "STAGES", "Sequential", "StepTrace"}
-_SUBMODULES = {"bridge", "callbacks", "conformance", "engine", "optimizers", "semantics", "tolerances"}
+_ENGINE_NAMES = {"Functional", "Model", "STAGES", "Sequential", "StepTrace", "load_model"}
+_SUBMODULES = {"bridge", "callbacks", "conformance", "engine", "files", "optimizers", "semantics", "tolerances"}
 
 
 def __getattr__(name: str) -> Any:

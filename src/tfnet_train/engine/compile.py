@@ -61,6 +61,13 @@ class CompileMixin:
         state.reset_functions()
         self._compile_config.config["semantics"] = profile.name
 
+    def compile_from_config(self, config: dict[str, Any]) -> None:
+        """Compile from a saved compile configuration (Keras skips models whose compile is overridden)."""
+        config = keras.saving.deserialize_keras_object(config)
+        self.compile(**config)
+        if self.optimizer is not None and self.built:
+            self.optimizer.build(self.trainable_variables)
+
     @property
     def semantics(self) -> str:
         """The semantics profile given to compile: ``"keras"`` or ``"tfnet"``."""

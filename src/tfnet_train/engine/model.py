@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import keras
@@ -16,6 +22,7 @@ from tfnet_train.engine.evaluate import EvaluateMixin
 from tfnet_train.engine.fit import FitMixin
 from tfnet_train.engine.on_batch import OnBatchMixin
 from tfnet_train.engine.predict import PredictMixin
+from tfnet_train.engine.save import SaveMixin
 from tfnet_train.engine.train import TrainMixin
 from tfnet_train.semantics import KERAS_PROFILE, TFNET
 
@@ -49,7 +56,7 @@ def _inject_functional(cls: type) -> type:
     return cls
 
 
-class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, keras.Model):
+class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, SaveMixin, keras.Model):
     """A Keras 3 model trained by the TF.NET-mirroring engine.
 
     ``Model(inputs=..., outputs=...)`` builds a functional model; subclasses define ``call``.
@@ -147,6 +154,46 @@ class Sequential(Model, keras.Sequential):
 
 
 keras.saving.register_keras_serializable(package="tfnet_train")(Model)
+
+
+def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
+               safe_mode: bool = True) -> Model:
+    """Keras's ``load_model`` returning engine models: an engine file as saved, and a file saved by plain Keras 3
+    with its Sequential / Functional / Model opened as the engine's (compiled when the file was).
+
+    ``safe_mode=True`` (Keras's default) refuses to deserialize Python code such as a ``Lambda`` layer's; pass
+    ``safe_mode=False`` only for files you trust.
+    """
+    with _as_engine_file(filepath) as path:
+        return keras.saving.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+
+
+_ENGINE_CLASSES = {"Sequential", "Functional"}
+
+
+@contextlib.contextmanager
+def _as_engine_file(filepath: Any) -> Iterator[Any]:
+    """``filepath``, or for a ``.keras`` file whose model is Keras's own Sequential or Functional, a temporary copy
+    naming the engine's class instead (Keras resolves its built-in classes before any custom object)."""
+    path = Path(filepath)
+    if path.suffix != ".keras" or not zipfile.is_zipfile(path):
+        yield filepath
+        return
+    with zipfile.ZipFile(path) as archive:
+        config = json.loads(archive.read("config.json"))
+        keras_model = str(config.get("module", "")).startswith("keras") and config.get("class_name") in _ENGINE_CLASSES
+        if not keras_model:
+            yield filepath
+            return
+        config["module"] = None
+        config["registered_name"] = f"tfnet_train>{config['class_name']}"
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder, path.name)
+            with zipfile.ZipFile(copy, "w") as out:
+                for item in archive.infolist():
+                    data = json.dumps(config).encode() if item.filename == "config.json" else archive.read(item)
+                    out.writestr(item, data)
+            yield copy
 
 
 def _check_same_samples(x: Any, y: Any) -> None:

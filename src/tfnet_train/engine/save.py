@@ -1,0 +1,104 @@
+"""Model.save / save_weights / load_weights (Model.Save.cs): Keras 3's formats, written whole or not at all.
+
+Differs from Keras: every file goes through a temporary file and a rename; ``.h5`` names (TensorFlow.NET's
+``SaveWeights("model.h5")``) hold the same HDF5 weights as ``.weights.h5``; a load that fails leaves every weight
+and optimizer variable as it was; ``.keras`` files also carry ``_train_counter``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+
+from tfnet_train.files import atomic_path
+
+_COUNTER_FILE = "train_counter.json"
+
+
+def _is_weights_h5(path: Path) -> bool:
+    """True for an HDF5 file in Keras 3's weights layout (what ``.weights.h5`` and the engine's ``.h5`` hold)."""
+    try:
+        with h5py.File(path, "r") as f:
+            return "vars" in f or "layers" in f or "_layer_checkpoint_dependencies" in f
+    except OSError:
+        return False
+
+
+class SaveMixin:
+    """save, save_weights, load_weights and the assets that carry the engine's own state."""
+
+    def save(self, filepath: str | os.PathLike[str], overwrite: bool = True, zipped: bool | None = None,
+             **kwargs: Any) -> None:
+        """Keras's ``model.save`` (architecture, weights, compile configuration with optimizer state,
+        ``_train_counter``), written to a temporary file and renamed."""
+        target = Path(filepath)
+        if target.exists() and not overwrite:
+            raise FileExistsError(f"filepath {str(target)!r} exists and overwrite=False")
+        if target.suffix not in (".keras", ".h5", ".hdf5"):
+            raise ValueError(f"filepath must end in .keras (or .h5 for Keras's legacy format), got {str(target)!r}")
+        with atomic_path(target) as temporary:
+            super().save(temporary, overwrite=True, zipped=zipped, **kwargs)
+
+    def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True,
+                     max_shard_size: int | None = None) -> None:
+        """Keras's ``save_weights`` (model and optimizer variables); ``.h5`` names are accepted as TF.NET writes
+        them and hold the same content as ``.weights.h5``."""
+        target = Path(filepath)
+        if target.exists() and not overwrite:
+            raise FileExistsError(f"filepath {str(target)!r} exists and overwrite=False")
+        if max_shard_size is not None:  # several files: Keras writes them; no single rename can cover them
+            return super().save_weights(str(target), overwrite=overwrite, max_shard_size=max_shard_size)
+        name = target.name
+        if not (name.endswith(".weights.h5") or name.endswith(".h5")):
+            raise ValueError(f"filepath must end in .weights.h5 (or .h5, as TensorFlow.NET names it), got {name!r}")
+        with atomic_path(target, suffix=".weights.h5") as temporary:
+            super().save_weights(str(temporary), overwrite=True)
+
+    def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False, **kwargs: Any) -> None:
+        """Keras's ``load_weights``, also from the engine's ``.h5`` weights files; all or nothing: if anything in
+        the file does not fit, every weight and optimizer variable keeps its value."""
+        path = Path(filepath)
+        if not path.exists():
+            raise FileNotFoundError(f"filepath {str(path)!r} does not exist")
+        snapshot = self._variables_snapshot()
+        try:
+            if path.suffix in (".h5", ".hdf5") and not path.name.endswith(".weights.h5") and _is_weights_h5(path):
+                alias = path.with_name(f".{path.name}.{os.getpid()}.weights.h5")
+                os.link(path, alias)
+                try:
+                    super().load_weights(str(alias), skip_mismatch=skip_mismatch, **kwargs)
+                finally:
+                    alias.unlink()
+            else:
+                super().load_weights(str(path), skip_mismatch=skip_mismatch, **kwargs)
+        except BaseException:
+            self._restore_variables(snapshot)
+            raise
+
+    def _variables_snapshot(self) -> list[tuple[Any, np.ndarray]]:
+        variables = list(self.weights)
+        optimizer = getattr(self, "optimizer", None)
+        if optimizer is not None and getattr(optimizer, "built", False):
+            variables += list(optimizer.variables)
+        return [(v, np.array(v.numpy(), copy=True)) for v in variables]
+
+    @staticmethod
+    def _restore_variables(snapshot: list[tuple[Any, np.ndarray]]) -> None:
+        for variable, value in snapshot:
+            variable.assign(value)
+
+    # ----- the engine's own state in .keras files -----------------------------------------------------------------
+
+    def save_assets(self, dir_path: str) -> None:
+        """``_train_counter`` beside the weights of a ``.keras`` file (weights files stay Keras's own)."""
+        Path(dir_path, _COUNTER_FILE).write_text(json.dumps({"train_counter": int(self._train_counter.numpy())}))
+
+    def load_assets(self, dir_path: str) -> None:
+        path = Path(dir_path, _COUNTER_FILE)
+        if path.exists():
+            self._train_counter.assign(int(json.loads(path.read_text())["train_counter"]))
