@@ -94,12 +94,17 @@ class FitMixin:
         training_logs = None
         logs: Any = {}
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets _initial_epoch
+        skip = getattr(self, "_initial_step", 0)  # and, ours, the steps of that epoch its backup holds
+        self._initial_step = 0
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             data_handler.epoch = epoch
             callbacks.on_epoch_begin(epoch)
             with data_handler.catch_stop_iteration():
                 for block in data_handler:
+                    if block.end < skip:
+                        data_handler.skip(block)
+                        continue
                     if batch_hooks:
                         callbacks.on_train_batch_begin(block.begin)
                     logs = self.train_step_function(data_handler, block)
@@ -107,6 +112,7 @@ class FitMixin:
                         callbacks.on_train_batch_end(block.end, logs)
                     if self.stop_training:
                         break
+            skip = 0
             epoch_logs = dict(self._get_metrics_result_or_logs(logs))
             if validation is not None:
                 if validation.due(epoch, validation_freq, self._should_eval):

@@ -108,15 +108,13 @@ class DataHandler(TFEpochIterator):
         begin, end, iterator = next(self._epoch_iterator)
         return Block(begin, end, iterator)
 
-    def first_batch(self) -> Batch:
-        """The first batch of the data, without consuming an epoch (to build the model before tracing)."""
-        if self.fast:
-            return next(self.data_adapter.epoch_batches())
-        for block in self:
-            batch = next(block.iterator)
-            self.reset()
-            return batch
-        raise ValueError("the data produced no batches")
+    def skip(self, block: Block) -> None:
+        """Consume a block's batches without running them (a resumed fit passing steps a backup holds)."""
+        if hasattr(block.iterator, "take"):
+            block.iterator.take(self.steps_per_execution)
+            return
+        for _ in range(self.steps_per_execution):
+            next(block.iterator)
 
 
 def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:

@@ -1,0 +1,71 @@
+"""BackupAndRestore: Keras's callback, with backups that survive a kill at any moment and resume mid-epoch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import keras
+
+from tfnet_train.files import write_text
+
+
+class BackupAndRestore(keras.callbacks.BackupAndRestore):
+    """``keras.callbacks.BackupAndRestore`` whose backups the engine resumes exactly.
+
+    Differs from Keras in two ways, both in how a backup is written and read:
+    - each backup's weights (model and optimizer) go to a new file, and the metadata naming that file is replaced
+      atomically after it, so a kill between the two leaves the previous backup whole and in use;
+    - the metadata also records how many steps of the current epoch the backup holds, and the engine's fit skips
+      those steps (with the same shuffled order) instead of restarting the epoch, so a fit killed mid-epoch and
+      started again ends where an uninterrupted one does.
+    """
+
+    def __init__(self, backup_dir: str, save_freq: str | int = "epoch", double_checkpoint: bool = False,
+                 delete_checkpoint: bool = True) -> None:
+        super().__init__(backup_dir, save_freq=save_freq, double_checkpoint=double_checkpoint,
+                         delete_checkpoint=delete_checkpoint)
+        self._steps_done = 0
+        self._generation = 0
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        self._steps_done = batch + 1
+        super().on_train_batch_end(batch, logs)
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        self._steps_done = 0
+        super().on_epoch_end(epoch, logs)
+
+    def _metadata(self) -> dict[str, Any] | None:
+        path = Path(self._training_metadata_path)
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def _save_model(self) -> None:
+        folder = Path(self.backup_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        previous = self._metadata()
+        self._generation = max(self._generation, int((previous or {}).get("generation", 0))) + 1
+        weights = f"backup-{self._generation:06d}.weights.h5"
+        self.model.save_weights(str(folder / weights), overwrite=True)
+        write_text(self._training_metadata_path, json.dumps({
+            "epoch": self._current_epoch, "batch": self._last_batch_seen, "steps_done": self._steps_done,
+            "generation": self._generation, "weights": weights,
+        }))
+        for old in folder.glob("backup-*.weights.h5"):  # only after the metadata names the new file
+            if old.name != weights:
+                old.unlink(missing_ok=True)
+
+    def _load_model(self) -> None:
+        if not self.model.built:
+            super()._load_model()  # Keras's error for an unbuilt model
+        metadata = self._metadata()
+        if metadata is None or "weights" not in metadata:
+            return
+        if self.model.optimizer is not None and not self.model.optimizer.built:
+            self.model.optimizer.build(self.model.trainable_variables)
+        self.model.load_weights(str(Path(self.backup_dir) / metadata["weights"]))
+        self._generation = int(metadata["generation"])
+        self._current_epoch = int(metadata["epoch"])
+        self.model._initial_epoch = self._current_epoch
+        self.model._initial_step = int(metadata.get("steps_done", 0))
