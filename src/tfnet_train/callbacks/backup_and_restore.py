@@ -37,6 +37,11 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
         self._steps_done = 0
         super().on_epoch_end(epoch, logs)
 
+    def on_train_end(self, logs: dict | None = None) -> None:
+        if self.delete_checkpoint:  # the metadata first: a kill during the folder's removal leaves no half backup
+            Path(self._training_metadata_path).unlink(missing_ok=True)
+        super().on_train_end(logs)
+
     def _metadata(self) -> dict[str, Any] | None:
         path = Path(self._training_metadata_path)
         return json.loads(path.read_text()) if path.exists() else None
@@ -52,8 +57,8 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
             "epoch": self._current_epoch, "batch": self._last_batch_seen, "steps_done": self._steps_done,
             "generation": self._generation, "weights": weights,
         }))
-        for old in folder.glob("backup-*.weights.h5"):  # only after the metadata names the new file
-            if old.name != weights:
+        for old in [*folder.glob("backup-*.weights.h5"), *folder.glob(".backup-*")]:  # after the metadata
+            if old.name != weights:                                                    # names the new file
                 old.unlink(missing_ok=True)
 
     def _load_model(self) -> None:

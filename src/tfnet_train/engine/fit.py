@@ -97,6 +97,7 @@ class FitMixin:
         skip = getattr(self, "_initial_step", 0)  # and, ours, the steps of that epoch its backup holds
         self._initial_step = 0
         for epoch in range(initial_epoch, epochs):
+            logs = {}
             self.reset_metrics()
             data_handler.epoch = epoch
             callbacks.on_epoch_begin(epoch)
@@ -113,7 +114,7 @@ class FitMixin:
                     if self.stop_training:
                         break
             skip = 0
-            epoch_logs = dict(self._get_metrics_result_or_logs(logs))
+            epoch_logs = dict(self._get_metrics_result_or_logs(logs)) if logs else {}
             if validation is not None:
                 if validation.due(epoch, validation_freq, self._should_eval):
                     val_logs = self.evaluate(validation.x, validation.y, sample_weight=validation.sample_weight,

@@ -65,6 +65,9 @@ class SaveMixin:
         path = Path(filepath)
         if not path.exists():
             raise FileNotFoundError(f"filepath {str(path)!r} does not exist")
+        optimizer = getattr(self, "optimizer", None)
+        if self.built and optimizer is not None and not getattr(optimizer, "built", True):
+            optimizer.build(self.trainable_variables)  # so the file's optimizer variables have a place to go
         snapshot = self._variables_snapshot()
         try:
             if path.suffix in (".h5", ".hdf5") and not path.name.endswith(".weights.h5") and _is_weights_h5(path):
