@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from tfnet_train import optimizers
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor
 from tfnet_train.engine.trace import StepTrace
@@ -52,18 +53,24 @@ class TrainMixin:
         return self._metrics_results()
 
     def _minimize(self, tape: tf.GradientTape, optimizer: Any, loss: tf.Tensor, trainable_variables: list) -> None:
-        """Gradients, then optimizer._aggregate_gradients, _clip_gradients, apply_gradients (no re-aggregation)."""
-        gradients = tape.gradient(loss, trainable_variables)
-        aggregated = optimizer._aggregate_gradients(list(zip(gradients, trainable_variables, strict=True)))
-        clipped = optimizer._clip_gradients(aggregated)
+        """Gradients (of the loss scaled by ``optimizer.scale_loss``), then aggregate, clip, apply (no re-aggregation).
+
+        Differs from TF.NET: any Keras optimizer works, through ``tfnet_train.optimizers``' stage functions.
+        """
+        scaled_loss = loss
+        if hasattr(optimizer, "scale_loss"):
+            with tape:  # Keras scales inside the tape (a LossScaleOptimizer's dynamic scale)
+                scaled_loss = optimizer.scale_loss(loss)
+        gradients = tape.gradient(scaled_loss, trainable_variables)
+        aggregated = optimizers.aggregate_gradients(optimizer, list(zip(gradients, trainable_variables, strict=True)))
+        clipped = optimizers.clip_gradients(optimizer, aggregated)
         trace = self._engine.active_trace
         if trace is not None:
             trace["gradients"], trace["aggregated_gradients"], trace["clipped_gradients"] = (
                 gradients, aggregated, clipped)
         # No state changes before the loss and gradients exist: a failing step leaves the model as it was.
         with tf.control_dependencies([loss, *[g for g in clipped if g is not None]]):
-            optimizer.apply_gradients(
-                zip(clipped, trainable_variables, strict=True), experimental_aggregate_gradients=False)
+            optimizers.apply_gradients(optimizer, clipped, trainable_variables)
 
     @property
     def _train_counter(self) -> tf.Variable:
@@ -76,7 +83,7 @@ class TrainMixin:
         """The compiled single-step function (built once; rebuilt after compile())."""
         state = self._engine
         if state.train_function is None:
-            state.optimizer.build(self.trainable_variables)
+            optimizers.build(state.optimizer, self.trainable_variables)
 
             def one_step(x: Any, y: Any, sample_weight: Any) -> dict[str, tf.Tensor]:
                 logs = self._distributed(lambda *d: self.train_step(None, *d), x, y, sample_weight)
@@ -155,7 +162,7 @@ class TrainMixin:
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
         self._check_batch(x, y, sample_weight)
-        state.optimizer.build(self.trainable_variables)
+        optimizers.build(state.optimizer, self.trainable_variables)
         if state.traced_function is None:
 
             def traced(x: Any, y: Any, sample_weight: Any) -> dict[str, Any]:
@@ -167,7 +174,7 @@ class TrainMixin:
                     state.active_trace = None
                 state.train_counter.assign_add(1)
                 record["weights"] = [tf.identity(w) for w in self.weights]
-                record["optimizer_state"] = state.optimizer.get_state(self.trainable_variables)
+                record["optimizer_state"] = optimizers.optimizer_state(state.optimizer, self.trainable_variables)
                 record["metrics"] = logs
                 inputs = record.pop("inputs")
                 record["inputs"] = {
