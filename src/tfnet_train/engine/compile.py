@@ -41,7 +41,7 @@ class CompileMixin:
                              f"strategy with {strategy.num_replicas_in_sync} replicas")
         with self.distribute_strategy.scope():
             resolved_optimizer = optimizers.get(optimizer, semantics=semantics)
-            resolved_optimizer._set_semantics(semantics)
+            optimizers.set_semantics(resolved_optimizer, semantics)
             state.compiled_loss = LossesContainer(loss, semantics)
             state.compiled_metrics = MetricsContainer(metrics, semantics)
         state.optimizer = resolved_optimizer
