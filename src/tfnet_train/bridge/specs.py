@@ -55,7 +55,8 @@ def _engine_classes(module: Any, base: type) -> dict[str, type]:
 
 
 def build_schedule(name: str, kwargs: dict[str, Any] | None = None) -> Any:
-    """A learning-rate schedule of tfnet_train.optimizers.schedules by class name (`ExponentialDecay`, ...)."""
+    """A learning-rate schedule of keras.optimizers.schedules (re-exported as tfnet_train.optimizers.schedules) by
+    class name (`ExponentialDecay`, ...)."""
     from tfnet_train.optimizers import schedules
 
     kwargs = _check_kwargs("schedule", kwargs)
