@@ -124,3 +124,29 @@ def test_keras_model_with_our_adam_round_trips_through_keras_saving(tmp_path: Pa
     loaded.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
     for a, b in zip(loaded.get_weights(), model.get_weights(), strict=True):
         assert np.array_equal(a, b)
+
+
+@pytest.fixture
+def mixed_float16() -> Any:
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        yield
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+def test_mixed_precision_with_loss_scale_optimizer_trains_as_in_keras(mixed_float16: Any) -> None:
+    x, y = _data(5)
+    reference, model = twin_sequential(dense_layers(4, 2, "tanh"))
+    assert model.layers[0].compute_dtype == "float16" and model.layers[0].kernel.dtype == "float32"
+
+    def make() -> Any:
+        return keras.optimizers.LossScaleOptimizer(keras.optimizers.Adam(0.01), dynamic_growth_steps=2)
+
+    reference.compile(optimizer=make(), loss="mse")
+    model.compile(optimizer=make(), loss="mse")
+    fit = dict(batch_size=8, epochs=2, verbose=0, shuffle=False)
+    assert_history_equal(model.fit(x, y, **fit).history, reference.fit(x, y, **fit).history)
+    assert_weights_equal(model.get_weights(), reference.get_weights())
+    assert float(model.optimizer.dynamic_scale.numpy()) == float(reference.optimizer.dynamic_scale.numpy())
+    assert float(model.optimizer.dynamic_scale.numpy()) > 2.0**15  # it grew every 2 finite steps
