@@ -4,6 +4,7 @@ optimizer, saving, and argument errors."""
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import keras
@@ -555,3 +556,12 @@ def test_no_warning_when_every_gradient_is_present():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         SGD().apply_gradients([(tf.constant([1.0]), tf.Variable([1.0]))])
+
+
+@pytest.mark.parametrize("class_name", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_constructor_is_keras_with_semantics(class_name):
+    ours = inspect.signature(getattr(optimizers, class_name)).parameters
+    theirs = list(inspect.signature(getattr(keras.optimizers, class_name).__init__).parameters.values())[1:]
+    assert [p for p in ours.values() if p.name != "semantics"] == theirs
+    assert ours["semantics"].default == "keras"
+    assert issubclass(getattr(optimizers, class_name), getattr(keras.optimizers, class_name))

@@ -190,7 +190,7 @@ def optimizer_state(optimizer: Any, var_list: Sequence[Any]) -> dict[str, Any]:
     if _is_loss_scale(optimizer):
         return optimizer_state(optimizer.inner_optimizer, var_list)
     state = {
-        "iterations": tf.cast(read(optimizer._iterations), tf.int64),
+        "iterations": tf.cast(tf.convert_to_tensor(optimizer.iterations), tf.int64),
         "learning_rate": tf.cast(optimizer._get_current_learning_rate(), tf.float32),
     }
     for cls, names in _KERAS_SLOTS:

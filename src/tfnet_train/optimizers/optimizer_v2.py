@@ -15,21 +15,16 @@ trace and nothing is clipped or all-reduced twice, a ``semantics`` profile, and 
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import keras
 import tensorflow as tf
 
-SEMANTICS: tuple[str, ...] = ("keras", "tfnet")
+from tfnet_train.semantics import PROFILES, check_semantics
 
-
-
-def check_semantics(profile: Any) -> str:
-    """``profile`` if it is a known semantics profile, else a ValueError naming the argument."""
-    if profile not in SEMANTICS:
-        raise ValueError(f"Argument `semantics` must be one of {SEMANTICS}, got semantics={profile!r}")
-    return profile
+SEMANTICS: tuple[str, ...] = PROFILES
 
 
 def sum_across_replicas(grads: Sequence[Any]) -> list[Any]:
@@ -133,6 +128,16 @@ class OptimizerV2:
 
     _SLOTS: ClassVar[dict[str, str]] = {}
     _semantics: str = "keras"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The constructor passes Keras's arguments through; show Keras's signature plus `semantics`.
+        keras_class = next(c for c in cls.__mro__ if c.__module__.startswith("keras."))
+        parameters = list(inspect.signature(keras_class.__init__).parameters.values())[1:]
+        semantics = inspect.Parameter("semantics", inspect.Parameter.KEYWORD_ONLY, default="keras", annotation=str)
+        position = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+        parameters.insert(len(parameters) if position is None else position, semantics)
+        cls.__signature__ = inspect.Signature(parameters)
 
     def __init__(self, *args: Any, semantics: str = "keras", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -257,7 +262,7 @@ class OptimizerV2:
         """``{"iterations": int64, "learning_rate": float32 (the next step's), "slots": {name: [per var]}}``
         as tensors; works eagerly and inside ``tf.function``."""
         return {
-            "iterations": tf.cast(read(self._iterations), tf.int64),
+            "iterations": tf.cast(tf.convert_to_tensor(self.iterations), tf.int64),
             "learning_rate": tf.cast(self._get_current_learning_rate(), tf.float32),
             "slots": {name: [read(self.get_slot(v, name)) for v in var_list] for name in self._slot_names()},
         }
