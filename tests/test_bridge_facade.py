@@ -86,8 +86,11 @@ def test_build_optimizer_any_case_with_schedule() -> None:
     scheduled = bridge.build_optimizer("Adam", {"learning_rate": ("ExponentialDecay", {
         "initial_learning_rate": 0.1, "decay_steps": 10.0, "decay_rate": 0.5})})
     assert isinstance(scheduled._learning_rate, optimizers.ExponentialDecay)
-    with pytest.raises(ValueError, match="optimizer must name"):
+    with pytest.raises(ValueError, match="optimizer must name.*did you mean Adagrad"):
         bridge.build_optimizer("Adagrad2", {})
+    adagrad = bridge.build_optimizer("adagrad", {"learning_rate": 0.5})
+    assert type(adagrad) is keras.optimizers.Adagrad and float(adagrad.learning_rate) == 0.5
+    assert type(bridge.build_optimizer("Adam", {})) is optimizers.Adam
     with pytest.raises(ValueError, match="schedule must name"):
         bridge.build_schedule("Nope", {})
 

@@ -27,10 +27,10 @@ from tfnet_train.optimizers.optimizer_v2 import (
     SEMANTICS,
     OptimizerV2,
     check_semantics,
+    loss_scale_factor,
     preprocessed,
     read,
     sum_across_replicas,
-    unpatched,
 )
 from tfnet_train.optimizers.rmsprop import RMSprop
 from tfnet_train.optimizers.schedules import (
@@ -147,7 +147,7 @@ def clip_gradients(optimizer: Any, grads: Sequence[Any]) -> list[Any]:
         scale = optimizer.dynamic_scale if optimizer.built else optimizer.initial_scale
         unscaled = [None if g is None else g / tf.cast(scale, g.dtype) for g in grads]
         return clip_gradients(optimizer.inner_optimizer, unscaled)
-    factor = unpatched(optimizer, "loss_scale_factor")
+    factor = loss_scale_factor(optimizer)
     if factor is not None:
         grads = [None if g is None else g / factor for g in grads]
     # The class's method: another replica thread may have the instance inside `preprocessed` right now.

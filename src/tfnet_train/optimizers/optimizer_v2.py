@@ -74,11 +74,12 @@ def preprocessed(optimizer: keras.optimizers.Optimizer) -> Iterator[None]:
                 optimizer.__dict__.pop(name, None)
 
 
-def unpatched(optimizer: Any, name: str) -> Any:
-    """``optimizer.<name>`` as configured, even while another replica thread holds it in ``preprocessed``."""
-    if name == "loss_scale_factor" and "_tfnet_saved_loss_scale_factor" in optimizer.__dict__:
+def loss_scale_factor(optimizer: Any) -> Any:
+    """``optimizer.loss_scale_factor`` as configured, even while another replica thread holds the optimizer in
+    ``preprocessed``."""
+    if "_tfnet_saved_loss_scale_factor" in optimizer.__dict__:
         return optimizer.__dict__["_tfnet_saved_loss_scale_factor"]
-    return getattr(optimizer, name, None)
+    return getattr(optimizer, "loss_scale_factor", None)
 
 
 @contextlib.contextmanager
@@ -132,7 +133,9 @@ class OptimizerV2:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # The constructor passes Keras's arguments through; show Keras's signature plus `semantics`.
-        keras_class = next(c for c in cls.__mro__ if c.__module__.startswith("keras."))
+        keras_class = next((c for c in cls.__mro__ if c.__module__.startswith("keras.")), None)
+        if keras_class is None:
+            return
         parameters = list(inspect.signature(keras_class.__init__).parameters.values())[1:]
         semantics = inspect.Parameter("semantics", inspect.Parameter.KEYWORD_ONLY, default="keras", annotation=str)
         position = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_KEYWORD), None)
