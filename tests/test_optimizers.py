@@ -500,6 +500,10 @@ def test_get_takes_any_keras_optimizer():
     keras_adam = keras.optimizers.Adam()
     assert optimizers.get(keras_adam) is keras_adam
     assert type(optimizers.get("Adagrad")) is keras.optimizers.Adagrad
+    from_config = optimizers.get(keras.optimizers.serialize(Adam(0.02, semantics="keras")))
+    assert type(from_config) is Adam and float(from_config.learning_rate) == pytest.approx(0.02)
+    with pytest.raises(TypeError, match="optimizer.*dict"):
+        optimizers.get({"class_name": "SGD", "config": {}}, semantics="tfnet")
 
 
 def test_get_errors():

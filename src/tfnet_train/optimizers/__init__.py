@@ -84,6 +84,7 @@ def get(identifier: Any, semantics: str = "keras") -> keras.optimizers.Optimizer
     - a string: under ``"keras"`` 'sgd', 'adam', 'adamw' or 'rmsprop' (any case) give ours with Keras's
       defaults, any other name what ``keras.optimizers.get`` gives (its ValueError for unknown names); under
       ``"tfnet"`` any string gives RMSprop(0.001, rho=0.9, epsilon=1e-7), as TensorFlow.NET's string compile;
+    - a Keras config dict (``keras.optimizers.serialize``): what ``keras.optimizers.get`` gives (keras only);
     - None: RMSprop with default arguments (TensorFlow.NET's default).
     New instances of ours get ``semantics`` as their profile.
     """
@@ -99,8 +100,11 @@ def get(identifier: Any, semantics: str = "keras") -> keras.optimizers.Optimizer
         if cls is not None:
             return cls(semantics=semantics)
         return keras.optimizers.get(identifier)
+    if isinstance(identifier, dict) and semantics == "keras":
+        return keras.optimizers.get(identifier)
     raise TypeError(
-        "Argument `optimizer` must be a keras.optimizers.Optimizer instance, an optimizer name or None, got "
+        "Argument `optimizer` must be a keras.optimizers.Optimizer instance, an optimizer name, a Keras config "
+        "dict (semantics='keras') or None, got "
         f"{type(identifier).__name__}: {identifier!r}"
     )
 
