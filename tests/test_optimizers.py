@@ -428,11 +428,11 @@ def test_aggregate_gradients_sums_across_replicas(strategy):
         assert_close(value.numpy(), [3.0, 10.0], what="sum of replicas")
 
 
-def _mirrored_run(strategy, optimizer_class, stages: bool, in_graph: bool):
+def _mirrored_run(strategy, make, stages: bool, in_graph: bool):
     """Three steps of replica gradients (replica + 1) * ones through the engine's stages or Keras's apply."""
     with strategy.scope():
         w = keras.Variable(np.ones((2, 2), np.float32), name="w")
-        optimizer = optimizer_class(learning_rate=0.1, clipnorm=0.5)
+        optimizer = make()
 
     def replica_fn():
         replica = tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32)
@@ -453,25 +453,42 @@ def _mirrored_run(strategy, optimizer_class, stages: bool, in_graph: bool):
     return w, optimizer
 
 
+MIRRORED_CASES = {
+    "adam_clipnorm": ("Adam", {"clipnorm": 0.5}),
+    "sgd_momentum": ("SGD", {"momentum": 0.9}),
+    "adamw": ("AdamW", {"weight_decay": 0.1}),
+    "rmsprop_momentum": ("RMSprop", {"momentum": 0.5}),
+}
+
+
+@pytest.mark.parametrize("semantics", ["keras", "tfnet"])
+@pytest.mark.parametrize("case", MIRRORED_CASES.values(), ids=MIRRORED_CASES.keys())
 @pytest.mark.parametrize("in_graph", [False, True], ids=["eager", "tf_function"])
-def test_engine_stages_in_mirrored_strategy_equal_single_device(strategy, in_graph):
+def test_engine_stages_in_mirrored_strategy_equal_single_device(strategy, in_graph, case, semantics):
     """Aggregate (sum), then clip, then apply without a second all-reduce: one device with the summed gradient."""
-    w, optimizer = _mirrored_run(strategy, Adam, stages=True, in_graph=in_graph)
+    class_name, kwargs = case
+
+    def make():
+        return getattr(optimizers, class_name)(learning_rate=0.1, semantics=semantics, **kwargs)
+
+    w, optimizer = _mirrored_run(strategy, make, stages=True, in_graph=in_graph)
     single = tf.Variable(np.ones((2, 2), np.float32))
-    reference = keras.optimizers.Adam(learning_rate=0.1, clipnorm=0.5)
+    reference = make()
     for _ in range(3):
-        reference.apply_gradients([(tf.ones((2, 2)) * 3.0, single)])
+        optimizers.apply_gradients(reference, optimizers.clip_gradients(reference, [tf.ones((2, 2)) * 3.0]), [single])
     for component in w.value.values:
         assert_close(component.numpy(), single.numpy(), what="mirrored copy")
-    for component in optimizer.get_slot(w, "m").value.values:
-        assert_close(component.numpy(), reference._momentums[0].numpy(), what="mirrored slot")
+    for slot in optimizer.get_slot_names():
+        for component in optimizer.get_slot(w, slot).value.values:
+            assert_close(component.numpy(), reference.get_slot(single, slot).numpy(), what=f"mirrored slot {slot}")
 
 
 @pytest.mark.parametrize("in_graph", [False, True], ids=["eager", "tf_function"])
 def test_apply_gradients_in_mirrored_strategy_is_keras(strategy, in_graph):
     """apply_gradients with aggregation on: Keras's own path (clip per replica, then sum)."""
-    ours_w, ours = _mirrored_run(strategy, Adam, stages=False, in_graph=in_graph)
-    keras_w, theirs = _mirrored_run(strategy, keras.optimizers.Adam, stages=False, in_graph=in_graph)
+    ours_w, ours = _mirrored_run(strategy, lambda: Adam(0.1, clipnorm=0.5), stages=False, in_graph=in_graph)
+    keras_w, theirs = _mirrored_run(strategy, lambda: keras.optimizers.Adam(0.1, clipnorm=0.5), stages=False,
+                                    in_graph=in_graph)
     for a, b in zip(ours_w.value.values, keras_w.value.values, strict=True):
         assert_close(a.numpy(), b.numpy(), what="weights")
     for a, b in zip(ours.get_slot(ours_w, "m").value.values, theirs._momentums[0].value.values, strict=True):
