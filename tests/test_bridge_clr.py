@@ -106,7 +106,7 @@ def test_attached_runtime_trains_like_the_engine(tfnet: Any, runtime: Any) -> No
     twin.set_weights([w.ToPython() for w in model.GetWeights()])
     twin.compile(optimizers.Adam(0.01), keras.losses.MeanSquaredError())
     for _ in range(2):
-        logs = model.TrainStep(tfnet.NDArray.FromPython(x), tfnet.NDArray.FromPython(y), None)
+        logs = model.TrainOnBatch(tfnet.NDArray.FromPython(x), tfnet.NDArray.FromPython(y), None)
         expected = twin.train_on_batch(x, y, return_dict=True)
         assert np.float32(logs["loss"]) == np.float32(expected["loss"])
     for ours, theirs in zip([w.ToPython() for w in model.GetWeights()], twin.get_weights(), strict=True):

@@ -115,7 +115,7 @@ def _twins(optimizer: tuple[str, dict[str, Any]] = ("SGD", {"learning_rate": 0.1
         [keras.Input((4,)), keras.layers.Dense(6, activation="relu"), keras.layers.Dense(3)])
     theirs.set_weights(ours.get_weights())
     theirs.compile(bridge.build_optimizer(*optimizer),
-                   keras.losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+                   keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
     return ours, theirs
 
 
@@ -147,11 +147,11 @@ def test_set_random_seed_fixes_initial_weights_and_checks_its_argument() -> None
             bridge.set_random_seed(bad)
 
 
-def test_train_step_is_one_train_on_batch() -> None:
+def test_train_on_batch_is_the_models_train_on_batch() -> None:
     ours, theirs = _twins()
     for seed in range(3):
         x, y = _batch(seed)
-        assert bridge.train_step(ours, x, y) == theirs.train_on_batch(x, y, return_dict=True)
+        assert bridge.train_on_batch(ours, x, y) == theirs.train_on_batch(x, y, return_dict=True)
     assert bridge.train_counter(ours) == 3
     for a, b in zip(bridge.get_weights(ours), theirs.get_weights(), strict=True):
         assert a.tobytes() == b.tobytes()
@@ -212,7 +212,7 @@ def test_save_and_load_weights(tmp_path: Path) -> None:
     path = tmp_path / "m.weights.h5"
     bridge.save_weights(ours, str(path))
     before = bridge.get_weights(ours)
-    bridge.train_step(ours, *_batch(1))
+    bridge.train_on_batch(ours, *_batch(1))
     bridge.load_weights(ours, str(path))
     for a, b in zip(before, bridge.get_weights(ours), strict=True):
         assert a.tobytes() == b.tobytes()
@@ -256,7 +256,7 @@ def test_host_callback_sees_every_fit_hook_in_order() -> None:
         "on_train_begin", "on_epoch_begin", "on_train_batch_begin", "on_train_batch_end",
         "on_train_batch_begin", "on_train_batch_end", "on_epoch_end", "on_train_end"]
     assert set(host.calls[3][2]) == {"loss", "accuracy"}
-    assert CallbackList([bridge.host_callback(host, [])]).needs_train_batch_hooks is False
+    assert CallbackList([bridge.host_callback(host, [])]).needs_batch_hooks("train") is False
 
 
 # ----- functional models ----------------------------------------------------------------------------------------

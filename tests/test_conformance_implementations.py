@@ -9,10 +9,11 @@ import pytest
 
 from tfnet_train.conformance import implementations
 from tfnet_train.conformance.case import load
-from tfnet_train.conformance.csharp_runner import ENV_VAR, assembly_path, read_step_npz
+from tfnet_train.conformance.csharp_runner import ENV_VAR, assembly_path
 from tfnet_train.conformance.errors import ImplementationUnavailable, NotApplicable
 from tfnet_train.conformance.keras_runner import run_keras
 from tfnet_train.conformance.suite_builder import DEFAULT_SUITE
+from tfnet_train.conformance.trace_files import read_step_npz
 
 
 def test_registry_names_and_errors() -> None:
@@ -47,3 +48,24 @@ def test_csharp_output_is_split_per_step(tmp_path: Path) -> None:
     np.savez(path, **{"loss": np.float64(1.0)})
     with pytest.raises(ValueError, match="key 'loss' is not 'step<i>/<trace key>'"):
         read_step_npz(path)
+
+
+def test_trace_files_named_on_the_command_line_run_as_an_implementation(tmp_path: Path) -> None:
+    case = load(DEFAULT_SUITE / "keras_relu_mse_sgd.json")
+    traces = [{"loss": np.float64(0.5 + i), "weights/0": np.full((2, 2), i, np.float32)} for i in range(case.steps)]
+    np.savez(tmp_path / f"{case.name}.npz",
+             **{f"step{i}/{key}": value for i, trace in enumerate(traces) for key, value in trace.items()})
+    assert implementations.from_spec(f"mine={tmp_path}") == "mine"
+    read = implementations.run("mine", case)
+    assert [float(t["loss"]) for t in read] == [0.5 + i for i in range(case.steps)]
+    np.testing.assert_array_equal(read[-1]["weights/0"], traces[-1]["weights/0"])
+    assert implementations.from_spec(f"one={tmp_path / f'{case.name}.npz'}") == "one"
+    assert len(implementations.run("one", case)) == case.steps
+    missing = f"no traces for case 'tfnet_relu_mse_sgd': expected the file {tmp_path}/"
+    with pytest.raises(FileNotFoundError, match=missing):
+        implementations.run("mine", load(DEFAULT_SUITE / "tfnet_relu_mse_sgd.json"))
+    with pytest.raises(ValueError, match="implementation path must be an existing folder of <case>.npz files"):
+        implementations.from_spec(f"gone={tmp_path / 'gone'}")
+    assert implementations.from_spec("numpy") == "numpy"
+    for name in ("mine", "one"):
+        del implementations.IMPLEMENTATIONS[name]

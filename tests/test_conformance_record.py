@@ -65,6 +65,9 @@ def test_record_refuses_what_a_case_cannot_express(tmp_path: Path) -> None:
         record(used, x, y, 3, tmp_path / "c")
     with pytest.raises(ValueError, match="batch_size must be an int >= 1"):
         record(_model("keras"), x, y, 13, tmp_path / "c")
+    with pytest.raises(ValueError, match=rf"^x: expected at least steps \* batch_size = 2 \* {len(x)} = {2 * len(x)} "
+                       rf"rows, got {len(x)}$"):
+        record(_model("keras"), x, y, 2, tmp_path / "c", batch_size=len(x))
     with pytest.raises(TypeError, match="expected a compiled tfnet_train model, got Sequential"):
         record(keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]), x, y, 3, tmp_path / "c")
 

@@ -65,7 +65,7 @@ def test_rendering_a_plotless_report_json_gives_the_python_runners_page(mixed_re
     written = write_report(mixed_result, tmp_path / "runner")
     plotless = tmp_path / "plotless"
     plotless.mkdir()
-    (plotless / "report.json").write_text(json.dumps(to_json(mixed_result)))  # as the C# runner writes it
+    (plotless / "report.json").write_text(json.dumps(to_json(mixed_result)))  # as another program writes it, plots null
     rendered = render_report_dir(plotless)
     assert rendered == {"json": plotless / "report.json", "html": plotless / "index.html"}
     expected = written["html"].read_text(encoding="utf-8")

@@ -49,7 +49,7 @@ def _digits_model() -> object:
     model = tfnet_train.Sequential([keras.Input((64,)), keras.layers.Dense(16, activation="relu"),
                                     keras.layers.Dense(10)])
     model.compile(tfnet_train.optimizers.Adam(learning_rate=0.005),
-                  keras.losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+                  keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
     return model
 
 

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 import tfnet_train
 from tfnet_train import optimizers
+from tfnet_train.tolerances import assert_close
 
 
 def model(n_out: int = 1) -> tfnet_train.Sequential:
@@ -74,11 +75,25 @@ def test_clipnorm_with_global_clipnorm() -> None:
         optimizers.SGD(0.1, clipnorm=1.0, global_clipnorm=1.0)
 
 
-@pytest.mark.parametrize("weights", [{0: 1.0, 2: 3.0}, {"a": 1.0}, {}])
-def test_class_weight_with_bad_keys(weights: dict) -> None:
+@pytest.mark.parametrize(("weights", "semantics"), [({0: 1.0, 2: 3.0}, "tfnet"), ({"a": 1.0}, "keras"),
+                                                    ({}, "keras"), ({-1: 2.0}, "keras")])
+def test_class_weight_with_bad_keys(weights: dict, semantics: str) -> None:
     with pytest.raises(ValueError, match=r"class_weight"):
-        compiled(3, loss="sparse_categorical_crossentropy").fit(X, np.zeros(10, "int64"), class_weight=weights,
-                                                                 verbose=0)
+        compiled(3, loss="sparse_categorical_crossentropy", semantics=semantics).fit(
+            X, np.zeros(10, "int64"), class_weight=weights, verbose=0)
+
+
+def test_class_weight_keys_with_gaps_weigh_the_missing_classes_one_under_keras() -> None:
+    x = np.random.default_rng(0).normal(size=(10, 3)).astype("float32")
+    y = np.array([0, 1, 2, 0, 1, 2, 0, 1, 2, 0], "int64")
+    weights = {0: 1.0, 2: 3.0}
+    engine = compiled(3, loss="sparse_categorical_crossentropy", optimizer=optimizers.SGD(0.1))
+    reference = keras.Sequential([keras.Input((3,)), keras.layers.Dense(3)])
+    reference.set_weights(engine.get_weights())
+    reference.compile(keras.optimizers.SGD(0.1), "sparse_categorical_crossentropy")
+    got = engine.fit(x, y, class_weight=weights, shuffle=False, verbose=0).history["loss"]
+    want = reference.fit(x, y, class_weight=weights, shuffle=False, verbose=0).history["loss"]
+    assert_close(got, want, what="loss")
 
 
 def test_failed_step_leaves_weights_slots_and_counters_unchanged() -> None:
@@ -101,7 +116,7 @@ def test_failed_step_leaves_weights_slots_and_counters_unchanged() -> None:
 
 def test_class_weight_with_a_weighted_dataset_is_refused_under_keras() -> None:
     dataset = tf.data.Dataset.from_tensor_slices((X, np.zeros(10, "int64"), np.ones(10, "float32"))).batch(5)
-    with pytest.raises(ValueError, match=r"class_weight and sample_weight cannot be used together"):
+    with pytest.raises(ValueError, match=r"cannot `class_weight` and `sample_weight` at the same time"):
         compiled(3, loss="sparse_categorical_crossentropy").fit(dataset, class_weight={0: 1.0, 1: 1.0, 2: 1.0},
                                                                  verbose=0)
 
@@ -111,7 +126,7 @@ def test_loss_names_are_case_sensitive_under_keras_and_none_needs_a_model_loss()
         compiled(loss="Mae")
     huber = compiled(loss="huber")  # any name Keras 3 knows
     assert huber.fit(X, Y, verbose=0).history["loss"]
-    with pytest.raises(ValueError, match=r"loss: no loss to compute"):
+    with pytest.raises(ValueError, match=r"No loss to compute. Provide a `loss` argument in `compile\(\)`"):
         compiled(loss=None).train_step_traced(X, Y)
 
 

@@ -66,12 +66,18 @@ def test_minimize_order_is_aggregate_clip_apply() -> None:
 def test_expand_1d_turns_rank_1_into_columns() -> None:
     x, y, sw, m = expand_1d((tf.zeros([5]), tf.zeros([5, 2]), tf.ones([5]), None))
     assert x.shape == (5, 1) and y.shape == (5, 2) and sw.shape == (5, 1) and m is None
-    model = tfnet_train.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
-    model.compile(optimizers.SGD(0.01), "mse")
-    trace = model.train_step_traced(np.arange(4, dtype="float32"), np.ones(4, "float32"), np.ones(4, "float32"))
-    assert [a.shape for a in trace.inputs["x"]] == [(4, 1)]
-    assert [a.shape for a in trace.inputs["y"]] == [(4, 1)]
-    assert [a.shape for a in trace.inputs["sample_weight"]] == [(4, 1)]
+    traces = {}
+    for semantics in ("tfnet", "keras"):
+        keras.utils.set_random_seed(0)
+        model = tfnet_train.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+        model.compile(optimizers.SGD(0.01), "mse", semantics=semantics)
+        traces[semantics] = model.train_step_traced(
+            np.arange(4, dtype="float32"), np.ones(4, "float32"), np.ones(4, "float32"))
+    for kind in ("x", "y", "sample_weight"):  # the trace shows columns under both profiles
+        assert [a.shape for a in traces["tfnet"].inputs[kind]] == [(4, 1)]
+        assert [a.shape for a in traces["keras"].inputs[kind]] == [(4, 1)]
+    for a, b in zip(traces["tfnet"].weights, traces["keras"].weights, strict=True):
+        assert_close(a, b, what="weights after one step")
 
 
 @pytest.mark.parametrize("setting", [{"run_eagerly": True}, {"steps_per_execution": 3}, {"jit_compile": True}])

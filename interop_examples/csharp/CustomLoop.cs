@@ -1,4 +1,4 @@
-// A training loop written in C#: the host owns the epochs, the shuffling and the batches, calls TrainStep once per
+// A training loop written in C#: the host owns the epochs, the shuffling and the batches, calls TrainOnBatch once per
 // batch, logs as it goes, and stops early once the test accuracy reaches a target (or stops improving).
 //
 // Run:  make build && mono dotnet/bin/CustomLoop.exe [--max-epochs 30] [--target 0.95]
@@ -59,7 +59,7 @@ namespace TfNetTrain.Examples
                             Array.Copy(xTrain, order[start + r] * features, xb, r * features, features);
                             yb[r] = yTrain[order[start + r]];
                         }
-                        IDictionary<string, float> logs = model.TrainStep(new NDArray(xb, count, features),
+                        IDictionary<string, float> logs = model.TrainOnBatch(new NDArray(xb, count, features),
                                                                           new NDArray(yb, count));
                         steps++;
                         lossSum += logs["loss"] * count;

@@ -6,12 +6,14 @@ or ``STAGES``, so TensorFlow-free parts (the NumPy reference, the CLI's listing)
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __version__ = "0.1.0"
 __all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "__version__"]
 
 _ENGINE_NAMES = {"Functional", "Model", "STAGES", "Sequential", "StepTrace"}
+_SUBMODULES = {"bridge", "callbacks", "conformance", "engine", "optimizers", "semantics", "tolerances"}
 
 
 def __getattr__(name: str) -> Any:
@@ -19,4 +21,6 @@ def __getattr__(name: str) -> Any:
         from tfnet_train import engine
 
         return getattr(engine, name)
+    if name in _SUBMODULES:  # `import tfnet_train as tt; tt.optimizers.SGD` as with `keras.optimizers`
+        return importlib.import_module(f"tfnet_train.{name}")
     raise AttributeError(f"module 'tfnet_train' has no attribute {name!r}")

@@ -6,6 +6,7 @@
     tfnet-train conformance render DIR
     tfnet-train conformance list [--suite default|PATH]
     tfnet-train conformance build-suite [DIR]
+    tfnet-train dotnet [--path] [--runtime mono|coreclr]
 
 Exit status: 0 when everything passed, 1 when a comparison failed or errored, 2 for bad arguments.
 """
@@ -29,7 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a suite through several implementations and compare them")
     run.add_argument("--suite", default="default", help="'default' or a folder of case files (or one .json)")
     run.add_argument("--impl", default="engine,keras,numpy,csharp",
-                     help="comma-separated implementations (default: engine,keras,numpy,csharp)")
+                     help="comma-separated implementations (default: engine,keras,numpy,csharp); NAME=PATH reads "
+                     "traces another program wrote (a folder of <case>.npz or one .npz, keys step<i>/<trace key>)")
     run.add_argument("--baseline", default=None, help="implementation the others are compared with "
                      "(default: numpy when listed)")
     run.add_argument("--report", default=None, help="folder for report.json, index.html and plots")
@@ -42,8 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--impl", default="engine", help="implementation to run (default engine)")
     diff.add_argument("--suite", default="default", help="suite to look the case name up in")
 
-    render = sub.add_parser("render", help="draw index.html and plots from DIR/report.json (e.g. written by the "
-                            "C# runner)")
+    render = sub.add_parser("render", help="draw index.html and plots from DIR/report.json (e.g. of an earlier "
+                            "run)")
     render.add_argument("directory", help="folder holding report.json")
 
     listing = sub.add_parser("list", help="list the cases of a suite")
@@ -51,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build-suite", help="write the default suite's cases into a folder")
     build.add_argument("directory", nargs="?", default=None, help="target folder (default: the packaged suite)")
+
+    dotnet = commands.add_parser("dotnet", help="where the C# bridge's assemblies are, one folder per .NET runtime")
+    dotnet.add_argument("--path", action="store_true", help="print only the folder(s), one per line")
+    dotnet.add_argument("--runtime", choices=("mono", "coreclr"), default=None,
+                        help="only this runtime's folder (default: both)")
+    dotnet.set_defaults(action="dotnet")
     return parser
 
 
@@ -102,12 +110,36 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dotnet(args: argparse.Namespace) -> int:
+    from tfnet_train import dotnet
+
+    runtimes = [args.runtime] if args.runtime else list(dotnet.RUNTIMES)
+    missing = [r for r in runtimes if not dotnet.is_built(r)]
+    if missing:
+        for runtime in missing:
+            print(f"tfnet-train: error: no {runtime} build in {dotnet.build_dir(runtime)}: build it with "
+                  "dotnet/build.sh (`make build`) before packaging", file=sys.stderr)
+        return 1
+    if args.path:
+        for runtime in runtimes:
+            print(dotnet.build_dir(runtime))
+        return 0
+    for runtime in runtimes:
+        folder = dotnet.build_dir(runtime)
+        libraries = ", ".join(name for name in dotnet.LIBRARIES if (folder / name).is_file())
+        print(f"{runtime:8s} {folder}  ({libraries}; for {dotnet.RUNTIMES[runtime]})")
+    runtime_dll = dotnet.python_runtime_dll()
+    print(f"pythonnet {runtime_dll or 'Python.Runtime.dll not found: pip install pythonnet'}  (reference it too)")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tfnet-train`` console script."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     logging.getLogger("tensorflow").setLevel(logging.ERROR)  # retracing notices are not results
     args = _parser().parse_args(argv)
-    handlers = {"run": _run, "diff": _diff, "render": _render, "list": _list, "build-suite": _build}
+    handlers = {"run": _run, "diff": _diff, "render": _render, "list": _list, "build-suite": _build,
+                "dotnet": _dotnet}
     try:
         code = handlers[args.action](args)
     except ValueError as err:
@@ -116,6 +148,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.flush()
     atexit.register(_skip_exit_collections)  # registered last, so it runs before pythonnet's shutdown hook
     return code
+
+
+def host_main(argv: Sequence[str]) -> int:
+    """``main`` for a program that embeds Python (``TfNetTrain.Conformance.exe``): argparse's exit (bad arguments,
+    ``--help``) becomes the returned status instead of ending the host."""
+    try:
+        return main(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
 
 
 def _skip_exit_collections() -> None:

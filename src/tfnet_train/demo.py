@@ -81,7 +81,6 @@ def conformance_report(case_json: str | Path, csharp_traces: str | Path, csharp_
     Returns {"passed": bool, "table": str (stage table and verdict), "html": path, "json": path}.
     """
     from tfnet_train.conformance import load
-    from tfnet_train.conformance.csharp_runner import read_step_npz
     from tfnet_train.conformance.report import write_report
     from tfnet_train.conformance.runner import (
         CaseResult,
@@ -90,6 +89,7 @@ def conformance_report(case_json: str | Path, csharp_traces: str | Path, csharp_
         compare_runs,
         run_implementation,
     )
+    from tfnet_train.conformance.trace_files import read_step_npz
 
     case = load(case_json)
     engine = run_implementation("engine", case)

@@ -84,7 +84,7 @@ namespace TfNetTrain.Bench
             double started = sinceMain.Elapsed.TotalSeconds;
             var random = new Random(0);
             Model model = Mlp();
-            model.TrainStep(Uniform(random, Batch, Features), Labels(random, Batch, Classes));
+            model.TrainOnBatch(Uniform(random, Batch, Features), Labels(random, Batch, Classes));
             double firstStep = sinceMain.Elapsed.TotalSeconds;
             Console.WriteLine("FIRST_STEP");
             Console.Out.Flush();
@@ -104,14 +104,14 @@ namespace TfNetTrain.Bench
             using (Model model = Mlp())
             {
                 model.Fit(x, y, batchSize: Batch, epochs: 1, verbose: 0, shuffle: false); // trace the step once
-                for (int i = 0; i < 20; i++) model.TrainStep(batches[i % 8].Item1, batches[i % 8].Item2);
+                for (int i = 0; i < 20; i++) model.TrainOnBatch(batches[i % 8].Item1, batches[i % 8].Item2);
                 for (int r = 0; r < repeats; r++)
                 {
                     var clock = Stopwatch.StartNew();
                     model.Fit(x, y, batchSize: Batch, epochs: epochs, verbose: 0, shuffle: false);
                     Result("fit", "seconds", clock.Elapsed.TotalSeconds, "steps", epochs * samples / Batch);
                     clock.Restart();
-                    for (int i = 0; i < steps; i++) model.TrainStep(batches[i % 8].Item1, batches[i % 8].Item2);
+                    for (int i = 0; i < steps; i++) model.TrainOnBatch(batches[i % 8].Item1, batches[i % 8].Item2);
                     Result("steps", "seconds", clock.Elapsed.TotalSeconds, "steps", steps);
                 }
             }
@@ -186,11 +186,11 @@ namespace TfNetTrain.Bench
             var batches = Enumerable.Range(0, 8).Select(_ => Tuple.Create(Uniform(random, 32, 16), Labels(random, 32, 4))).ToList();
             using (Model model = Mlp(16, 32, 4))
             {
-                for (int i = 0; i < 500; i++) model.TrainStep(batches[i % 8].Item1, batches[i % 8].Item2);
+                for (int i = 0; i < 500; i++) model.TrainOnBatch(batches[i % 8].Item1, batches[i % 8].Item2);
                 GC.Collect();
                 double before = ResidentMegabytes();
                 var clock = Stopwatch.StartNew();
-                for (int i = 0; i < steps; i++) model.TrainStep(batches[i % 8].Item1, batches[i % 8].Item2);
+                for (int i = 0; i < steps; i++) model.TrainOnBatch(batches[i % 8].Item1, batches[i % 8].Item2);
                 double seconds = clock.Elapsed.TotalSeconds;
                 GC.Collect();
                 GC.WaitForPendingFinalizers();

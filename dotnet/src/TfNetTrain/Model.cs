@@ -93,21 +93,22 @@ namespace TfNetTrain
         }
 
         /// <summary>
-        /// One training step on exactly this batch (train_on_batch: the returned loss and metrics cover this batch;
-        /// _train_counter advances by one). Returns "loss" and each metric.
+        /// <c>model.train_on_batch</c>: one training step on exactly this batch (_train_counter advances by one).
+        /// Returns "loss" and each metric over this batch, or, with <paramref name="resetMetrics"/> false, accumulated
+        /// since the last reset (tf.keras's argument).
         /// </summary>
-        public IDictionary<string, float> TrainStep(NDArray x, NDArray y, NDArray sampleWeight = null)
+        public IDictionary<string, float> TrainOnBatch(NDArray x, NDArray y, NDArray sampleWeight = null, bool resetMetrics = true)
         {
-            return TrainStep(ModelInputs.One(x, nameof(x)), y, sampleWeight);
+            return TrainOnBatch(ModelInputs.One(x, nameof(x)), y, sampleWeight, resetMetrics);
         }
 
-        /// <summary>One training step of a multi-input model: <paramref name="x"/> holds one array per model input.</summary>
-        public IDictionary<string, float> TrainStep(IList<NDArray> x, NDArray y, NDArray sampleWeight = null)
+        /// <summary><c>train_on_batch</c> of a multi-input model: <paramref name="x"/> holds one array per model input.</summary>
+        public IDictionary<string, float> TrainOnBatch(IList<NDArray> x, NDArray y, NDArray sampleWeight = null, bool resetMetrics = true)
         {
-            return TrainStep(ModelInputs.Many(x, nameof(x)), y, sampleWeight);
+            return TrainOnBatch(ModelInputs.Many(x, nameof(x)), y, sampleWeight, resetMetrics);
         }
 
-        private IDictionary<string, float> TrainStep(ModelInputs x, NDArray y, NDArray sampleWeight)
+        private IDictionary<string, float> TrainOnBatch(ModelInputs x, NDArray y, NDArray sampleWeight, bool resetMetrics)
         {
             CheckBatch(x, y, sampleWeight);
             return Call<IDictionary<string, float>>(f =>
@@ -115,7 +116,8 @@ namespace TfNetTrain
                 using (var px = x.ToPython(view: false))
                 using (var py = ArrayExchange.ToNumpy(y))
                 using (var pw = Optional(sampleWeight))
-                using (var logs = f["train_step"].Invoke(_handle, px, py, pw))
+                using (var reset = resetMetrics.ToPython())
+                using (var logs = f["train_on_batch"].Invoke(_handle, px, py, pw, reset))
                 {
                     return PyConvert.ToFloatDictionary(logs);
                 }

@@ -122,12 +122,7 @@ namespace TfNetTrain
         }
 
         /// <summary>A Python sequence of str → list.</summary>
-        public static List<string> ToStringList(PyObject sequence)
-        {
-            var result = new List<string>();
-            foreach (PyObject item in Iterate(sequence)) using (item) result.Add(item.As<string>());
-            return result;
-        }
+        public static List<string> ToStringList(PyObject sequence) => new List<string>(sequence.As<string[]>());
 
         /// <summary>A Python sequence of arrays (or None entries) → NDArrays (null for None).</summary>
         public static List<NDArray> ToArrayList(PyObject sequence)
@@ -141,20 +136,10 @@ namespace TfNetTrain
         }
 
         /// <summary>A Python sequence of ints → int[].</summary>
-        public static int[] ToInts(PyObject sequence)
-        {
-            var values = new List<int>();
-            foreach (PyObject d in Iterate(sequence)) using (d) values.Add(d.As<int>());
-            return values.ToArray();
-        }
+        public static int[] ToInts(PyObject sequence) => sequence.As<int[]>();
 
         /// <summary>A Python sequence of int sequences → int[][].</summary>
-        public static int[][] ToShapes(PyObject sequence)
-        {
-            var result = new List<int[]>();
-            foreach (PyObject shape in Iterate(sequence)) using (shape) result.Add(ToInts(shape));
-            return result.ToArray();
-        }
+        public static int[][] ToShapes(PyObject sequence) => sequence.As<int[][]>();
 
         private static PyTuple Tuple(int count, Func<int, PyObject> item)
         {

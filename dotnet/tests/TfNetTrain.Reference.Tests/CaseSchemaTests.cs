@@ -265,10 +265,41 @@ namespace TfNetTrain.Reference.Tests
         }
 
         [Test]
-        public void MalformedJsonFileIsAParseError()
+        public void MalformedJsonFileIsNamedAsTheDocument()
         {
             string path = TestData.WriteCase(_folder, "{\"schema\": ", TestData.CaseArrays());
-            Assert.Throws<JsonParseException>(() => ConformanceCase.Load(path));
+            var e = Assert.Throws<CaseFormatException>(() => ConformanceCase.Load(path));
+            Assert.AreEqual("(document)", e.Field);
+            StringAssert.StartsWith("malformed JSON: ", e.Actual);
+        }
+
+        [TestCase("\"steps\": 2", "\"steps\": 02", "steps", "the token 02")]
+        [TestCase("\"steps\": 2", "\"steps\": NaN", "steps", "the token NaN")]
+        [TestCase("\"rtol\": 1e-5", "\"rtol\": 1e400", "tolerance.rtol", "the token 1e400")]
+        [TestCase("\"units\": 3", "\"units\": 3.", "model.layers[0].units", "the token 3.")]
+        public void NumbersFollowTheJsonGrammar(string original, string replacement, string field, string actual)
+        {
+            var e = Assert.Throws<CaseFormatException>(() => ConformanceCase.ParseSpec(TestData.CaseJson().Replace(original, replacement)));
+            Assert.AreEqual(field, e.Field);
+            Assert.AreEqual("a JSON number within double range", e.Expected);
+            Assert.AreEqual(actual, e.Actual);
+        }
+
+        [Test]
+        public void RepeatedKeyIsNamed()
+        {
+            var e = Assert.Throws<CaseFormatException>(() => ConformanceCase.ParseSpec(TestData.CaseJson().Replace("\"steps\": 2", "\"steps\": 2, \"steps\": 3")));
+            Assert.AreEqual("steps", e.Field);
+            Assert.AreEqual("\"steps\" twice", e.Actual);
+        }
+
+        [Test]
+        public void ReadsAByteOrderMarkAndKeysThatAreNotXmlNames()
+        {
+            Assert.AreEqual("demo", ConformanceCase.ParseSpec("\uFEFF" + TestData.CaseJson()).Name);
+            var e = Assert.Throws<CaseFormatException>(() => ConformanceCase.ParseSpec(TestData.CaseJson().Replace("\"steps\": 2", "\"steps\": 2, \"a b\": 1")));
+            Assert.AreEqual("a b", e.Field);
+            Assert.AreEqual("number 1", e.Actual);
         }
     }
 }

@@ -49,21 +49,32 @@ namespace TfNetTrain.Reference.Tests
             CollectionAssert.AreEqual(new[] { 0f, 0.25f, 0.5f, 0.75f, 1f, 1.25f }, (float[])a.Data);
         }
 
-        [Test]
-        public void ReadsNumpyFortranOrderIntoCOrder()
+        [TestCase("Float64Fortran", "got a Fortran-order array of shape (2, 3)")]
+        [TestCase("Int32BigEndian", "got big-endian dtype '>i4'")]
+        public void RejectsWhatTheProjectDoesNotWrite(string fixture, string got)
         {
-            NpyArray a = ReadNpy(Float64Fortran);
-            Assert.AreEqual("float64", a.Dtype);
-            CollectionAssert.AreEqual(new[] { 2, 3 }, a.Shape);
-            CollectionAssert.AreEqual(new[] { 0.0, 1, 2, 3, 4, 5 }, (double[])a.Data);
+            string base64 = fixture == "Float64Fortran" ? Float64Fortran : Int32BigEndian;
+            var e = Assert.Throws<NpyFormatException>(() => ReadNpy(base64));
+            StringAssert.Contains("expected a little-endian, C-order .npy version 1.0 of dtype '<f4', '<f8', '<i4' or '<i8'", e.Message);
+            StringAssert.Contains(got, e.Message);
         }
 
         [Test]
-        public void ReadsNumpyBigEndianInt32()
+        public void RejectsFormatVersionsAfterOne()
         {
-            NpyArray a = ReadNpy(Int32BigEndian);
-            Assert.AreEqual("int32", a.Dtype);
-            CollectionAssert.AreEqual(new[] { 1, -2, 300000 }, (int[])a.Data);
+            byte[] bytes = Convert.FromBase64String(Float32TwoByThree);
+            bytes[6] = 2;
+            var e = Assert.Throws<NpyFormatException>(() => Npy.Read(new MemoryStream(bytes), "v2"));
+            StringAssert.Contains("got format version 2.0", e.Message);
+        }
+
+        [Test]
+        public void RejectsAHeaderNumpyDoesNotWrite()
+        {
+            byte[] bytes = Convert.FromBase64String(Float32TwoByThree);
+            bytes[IndexOf(bytes, "'shape'") + 1] = (byte)'S';
+            var e = Assert.Throws<NpyFormatException>(() => Npy.Read(new MemoryStream(bytes), "odd"));
+            StringAssert.Contains("got the header {'descr': '<f4', 'fortran_order': False, 'Shape': (2, 3), }", e.Message);
         }
 
         [Test]
@@ -128,6 +139,26 @@ namespace TfNetTrain.Reference.Tests
         }
 
         [Test]
+        public void TraceFileHoldsEveryStepUnderItsPrefixAndIsWrittenWholeOrNotAtAll()
+        {
+            string path = Path.Combine(_folder, "mine.npz");
+            var steps = new List<Dictionary<string, NpyArray>>
+            {
+                new Dictionary<string, NpyArray> { { "loss", NpyArray.Float64Scalar(0.5) }, { "weights/0", NpyArray.Float32(new[] { 2 }, new[] { 1.0, 2.0 }) } },
+                new Dictionary<string, NpyArray> { { "loss", NpyArray.Float64Scalar(0.25) } },
+            };
+            TraceFile.Write(path, steps);
+            Dictionary<string, NpyArray> back = Npz.Load(path);
+            CollectionAssert.AreEqual(new[] { "step0/loss", "step0/weights/0", "step1/loss" }, back.Keys.ToArray());
+            Assert.AreEqual(0.25, back["step1/loss"].GetDouble(0));
+            steps.Add(null);
+            Assert.Throws<ArgumentException>(() => TraceFile.Write(path, steps));
+            CollectionAssert.AreEqual(new[] { "step0/loss", "step0/weights/0", "step1/loss" }, Npz.Load(path).Keys.ToArray(),
+                "a failed write leaves the earlier file as it was");
+            CollectionAssert.AreEqual(new[] { path }, Directory.GetFiles(_folder), "no temporary file is left behind");
+        }
+
+        [Test]
         public void WritesVersionOneHeadersAlignedTo64Bytes()
         {
             var stream = new MemoryStream();
@@ -166,7 +197,7 @@ namespace TfNetTrain.Reference.Tests
             bytes[at + 1] = (byte)'c';
             bytes[at + 2] = (byte)'8';
             var e = Assert.Throws<NpyFormatException>(() => Npy.Read(new MemoryStream(bytes), "complex"));
-            StringAssert.Contains("got '<c8'", e.Message);
+            StringAssert.Contains("got dtype '<c8'", e.Message);
         }
 
         [Test]

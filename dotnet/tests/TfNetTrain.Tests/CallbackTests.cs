@@ -85,7 +85,7 @@ namespace TfNetTrain.Tests
                     "model = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation='relu'), keras.layers.Dense(3)])\n" +
                     "model.set_weights(w0)\n" +
                     "model.compile(optimizers.SGD(learning_rate=0.1, momentum=0.9, clipnorm=1.0),\n" +
-                    "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['accuracy'])\n" +
+                    "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['accuracy'])\n" +
                     "seen = []\n" +
                     "class Keep(tfnet_train.callbacks.Callback):\n" +
                     "    def on_train_batch_end(self, batch, logs=None):\n" +

@@ -36,7 +36,9 @@ namespace TfNetTrain.Tests
         public void TheRunningRuntimeFoundTheProjectVenvWithoutSettings()
         {
             PythonLocation location = PythonSetup.Runtime.Location;
-            string repo = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(typeof(DiscoveryTests).Assembly.Location), "..", ".."));
+            // The project folder above this assembly (dotnet/bin for Mono, dotnet/bin/coreclr for .NET).
+            string repo = Path.GetDirectoryName(typeof(DiscoveryTests).Assembly.Location);
+            while (repo != null && !File.Exists(Path.Combine(repo, "dotnet", "build.sh"))) repo = Path.GetDirectoryName(repo);
             Assert.AreEqual(Path.Combine(repo, ".venv"), location.VenvPath);
             Assert.IsTrue(File.Exists(location.PythonDll), location.PythonDll);
             StringAssert.Contains("libpython3", Path.GetFileName(location.PythonDll));

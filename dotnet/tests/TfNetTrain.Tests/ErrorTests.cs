@@ -32,7 +32,7 @@ namespace TfNetTrain.Tests
         private void AssertStillUsable()
         {
             long before = _model.TrainCounter;
-            var logs = _model.TrainStep(_x, _y);
+            var logs = _model.TrainOnBatch(_x, _y);
             Assert.IsTrue(logs.ContainsKey("loss"));
             Assert.AreEqual(before + 1, _model.TrainCounter);
         }
@@ -40,12 +40,12 @@ namespace TfNetTrain.Tests
         [Test]
         public void NullArraysNameTheParameter()
         {
-            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainStep((NDArray)null, _y)).ParamName);
-            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainStep((IList<NDArray>)null, _y)).ParamName);
-            var element = Assert.Throws<ArgumentNullException>(() => _model.TrainStep(new[] { _x, null }, _y));
+            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainOnBatch((NDArray)null, _y)).ParamName);
+            Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.TrainOnBatch((IList<NDArray>)null, _y)).ParamName);
+            var element = Assert.Throws<ArgumentNullException>(() => _model.TrainOnBatch(new[] { _x, null }, _y));
             Assert.AreEqual("x", element.ParamName);
             StringAssert.Contains("x[1] is null", element.Message);
-            Assert.AreEqual("y", Assert.Throws<ArgumentNullException>(() => _model.TrainStep(_x, null)).ParamName);
+            Assert.AreEqual("y", Assert.Throws<ArgumentNullException>(() => _model.TrainOnBatch(_x, null)).ParamName);
             Assert.AreEqual("x", Assert.Throws<ArgumentNullException>(() => _model.Predict((NDArray)null)).ParamName);
             Assert.AreEqual("weights", Assert.Throws<ArgumentNullException>(() => _model.SetWeights(null)).ParamName);
             Assert.AreEqual("weights", Assert.Throws<ArgumentNullException>(() => _model.SetWeights(new NDArray[] { null })).ParamName);
@@ -56,17 +56,17 @@ namespace TfNetTrain.Tests
         [Test]
         public void ShapeMismatchesAreCaughtInCSharp()
         {
-            var rows = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(_x, Data.Labels(3, 5, 3)));
+            var rows = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(_x, Data.Labels(3, 5, 3)));
             Assert.AreEqual("y", rows.ParamName);
             StringAssert.Contains("5 samples", rows.Message);
             Assert.IsNull(rows.PythonType, "found before calling Python");
 
-            var features = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(Data.Uniform(4, 6, 5), _y));
+            var features = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(Data.Uniform(4, 6, 5), _y));
             Assert.AreEqual("x", features.ParamName);
             StringAssert.Contains("(6, 5)", features.Message);
             StringAssert.Contains("(None, 4)", features.Message);
 
-            var weights = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(_x, _y, Data.Uniform(5, 4)));
+            var weights = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(_x, _y, Data.Uniform(5, 4)));
             Assert.AreEqual("sampleWeight", weights.ParamName);
 
             Assert.AreEqual("batchSize", Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, _y, batchSize: 0)).ParamName);
@@ -132,7 +132,7 @@ namespace TfNetTrain.Tests
         public void TensorFlowRuntimeErrorsAreArgumentErrorsToo()
         {
             var labels = new NDArray(new long[] { 0, 1, 7, 0, 1, 2 });
-            var e = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStep(_x, labels));
+            var e = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(_x, labels));
             Assert.AreEqual("InvalidArgumentError", e.PythonType);
             StringAssert.StartsWith("tensorflow.", e.PythonTypeFullName);
             StringAssert.Contains("label value of 7", e.PythonMessage);

@@ -17,7 +17,7 @@ namespace TfNetTrain.Tests
 
         private const string PyCompileSgd =
             "model.compile(optimizers.SGD(learning_rate=0.1, momentum=0.9, clipnorm=1.0),\n" +
-            "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['accuracy'])\n";
+            "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['accuracy'])\n";
 
         internal static Model Classifier()
         {
@@ -31,7 +31,7 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
-        public void TrainStepMatchesPythonStepByStep()
+        public void TrainOnBatchMatchesPythonStepByStep()
         {
             using (var model = Classifier())
             {
@@ -44,7 +44,7 @@ namespace TfNetTrain.Tests
                 {
                     xs.Add(Data.Uniform(10 + step, 16, 4));
                     ys.Add(Data.Labels(20 + step, 16, 3));
-                    logs.Add(model.TrainStep(xs[step], ys[step]));
+                    logs.Add(model.TrainOnBatch(xs[step], ys[step]));
                 }
                 var expected = PyScript.Run(PyClassifier + PyCompileSgd +
                     "for i in range(3):\n" +
@@ -56,6 +56,27 @@ namespace TfNetTrain.Tests
                 Data.AssertBitwise(expected, "weights", model.GetWeights(), "weights after 3 steps");
                 Assert.AreEqual(expected["counter"].GetDouble(0), model.TrainCounter);
                 Assert.AreEqual(3L, model.TrainCounter);
+            }
+        }
+
+        [Test]
+        public void TrainOnBatchWithoutResetAccumulatesMetricsAsInPython()
+        {
+            using (var model = Classifier())
+            {
+                CompileSgd(model);
+                IList<NDArray> w0 = model.GetWeights();
+                var xs = new List<NDArray> { Data.Uniform(30, 16, 4), Data.Uniform(31, 8, 4) };
+                var ys = new List<NDArray> { Data.Labels(40, 16, 3), Data.Labels(41, 8, 3) };
+                var first = model.TrainOnBatch(xs[0], ys[0]);
+                var accumulated = model.TrainOnBatch(xs[1], ys[1], resetMetrics: false);
+                var expected = PyScript.Run(PyClassifier + PyCompileSgd +
+                    "put('first', model.train_on_batch(xs[0], ys[0], return_dict=True))\n" +
+                    "put('accumulated', model.train_on_batch(xs[1], ys[1], return_dict=True, reset_metrics=False))\n",
+                    "w0", w0, "xs", xs, "ys", ys);
+                Data.AssertLogs(expected, "first", first);
+                Data.AssertLogs(expected, "accumulated", accumulated);
+                Assert.AreNotEqual(first["loss"], accumulated["loss"]);
             }
         }
 
@@ -181,7 +202,7 @@ namespace TfNetTrain.Tests
                 CompileSgd(model);
                 IList<NDArray> w0 = model.GetWeights();
                 NDArray x = Data.Uniform(70, 10, 4), y = Data.Labels(71, 10, 3);
-                var logs = model.TrainStep(x, y);
+                var logs = model.TrainOnBatch(x, y);
                 NDArray prediction = model.Predict(x);
                 var expected = PyScript.Run(
                     "i = keras.Input((4,))\n" +
@@ -225,7 +246,7 @@ namespace TfNetTrain.Tests
                 NDArray y = Data.Labels(82, 10, 3), sw = Data.Uniform(83, 10);
                 NDArray[] vx = { Data.Uniform(84, 6, 3), Data.Uniform(85, 6, 2) };
                 NDArray vy = Data.Labels(86, 6, 3);
-                var logs = model.TrainStep(x, y, sw);
+                var logs = model.TrainOnBatch(x, y, sw);
                 StepTrace trace = model.TrainStepTraced(x, y);
                 History history = model.Fit(x, y, batchSize: 4, epochs: 2, verbose: 0, shuffle: false,
                                             validationX: vx, validationY: vy);
@@ -259,11 +280,11 @@ namespace TfNetTrain.Tests
             {
                 CompileSgd(model);
                 NDArray y = Data.Labels(1, 10, 3);
-                var count = Assert.Throws<TfNetTrainArgumentException>(() => model.TrainStep(new[] { Data.Uniform(2, 10, 3) }, y));
+                var count = Assert.Throws<TfNetTrainArgumentException>(() => model.TrainOnBatch(new[] { Data.Uniform(2, 10, 3) }, y));
                 Assert.AreEqual("x", count.ParamName);
                 StringAssert.Contains("the model has 2 input(s), so x must hold 2 array(s); got 1", count.Message);
                 var rows = Assert.Throws<TfNetTrainArgumentException>(
-                    () => model.TrainStep(new[] { Data.Uniform(2, 10, 3), Data.Uniform(3, 9, 2) }, y));
+                    () => model.TrainOnBatch(new[] { Data.Uniform(2, 10, 3), Data.Uniform(3, 9, 2) }, y));
                 Assert.AreEqual("x", rows.ParamName);
                 StringAssert.Contains("x[1] has 9 samples (shape (9, 2)) but x[0] has 10", rows.Message);
                 var shape = Assert.Throws<TfNetTrainArgumentException>(
@@ -287,11 +308,11 @@ namespace TfNetTrain.Tests
                 model.Compile("sgd", "mse", new[] { "mae" });
                 IList<NDArray> w0 = model.GetWeights();
                 NDArray x = Data.Uniform(11, 12, 3), y = Data.Uniform(12, 12, 2);
-                var logs = model.TrainStep(x, y);
+                var logs = model.TrainOnBatch(x, y);
                 var expected = PyScript.Run(
                     "model = tfnet_train.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n" +
                     "model.set_weights(w0)\n" +
-                    "model.compile('sgd', 'mse', ['mae'])\n" +
+                    "model.compile('sgd', 'mse', metrics=['mae'])\n" +
                     "put('logs', model.train_on_batch(x, y, return_dict=True))\n" +
                     "put('weights', model.get_weights())\n",
                     "w0", w0, "x", x, "y", y);
@@ -312,7 +333,7 @@ namespace TfNetTrain.Tests
                 StepTrace trace = model.TrainStepTraced(x, y);
                 var expected = PyScript.Run(PyClassifier +
                     "model.compile(optimizers.SGD(learning_rate=0.1, clipnorm=0.01),\n" +
-                    "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['acc'], semantics='tfnet')\n" +
+                    "              keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['acc'], semantics='tfnet')\n" +
                     "put('t', model.train_step_traced(x, y).flat())\n",
                     "w0", w0, "x", x, "y", y);
                 foreach (var entry in trace.Flat) Data.AssertBitwise(expected["t/" + entry.Key], entry.Value, entry.Key);
@@ -356,7 +377,7 @@ namespace TfNetTrain.Tests
                     traces.Add(model.TrainStepTraced(xs[i], ys[i]));
                 }
                 var expected = PyScript.Run(PyClassifier +
-                    "model.compile(" + pythonOptimizer + ", keras.losses.SparseCategoricalCrossentropy(from_logits=True), ['accuracy'])\n" +
+                    "model.compile(" + pythonOptimizer + ", keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['accuracy'])\n" +
                     "for i in range(3):\n" +
                     "    put(f't{i}', model.train_step_traced(xs[i], ys[i]).flat())\n",
                     "w0", w0, "xs", xs, "ys", ys);
@@ -395,7 +416,7 @@ namespace TfNetTrain.Tests
                 using (var model = Classifier())
                 {
                     CompileSgd(model);
-                    model.TrainStep(Data.Uniform(50, 8, 4), Data.Labels(51, 8, 3));
+                    model.TrainOnBatch(Data.Uniform(50, 8, 4), Data.Labels(51, 8, 3));
                     IList<NDArray> saved = model.GetWeights();
                     model.SaveWeights(path);
                     var fromPython = PyScript.Run(
@@ -403,7 +424,7 @@ namespace TfNetTrain.Tests
                         "model.load_weights(path)\n" +
                         "put('weights', model.get_weights())\n", "path", path);
                     Data.AssertBitwise(fromPython, "weights", saved, "weights loaded by Python");
-                    model.TrainStep(Data.Uniform(52, 8, 4), Data.Labels(53, 8, 3));
+                    model.TrainOnBatch(Data.Uniform(52, 8, 4), Data.Labels(53, 8, 3));
                     Assert.IsFalse(model.GetWeights()[0].BitwiseEquals(saved[0]), "training changed the weights");
                     model.LoadWeights(path);
                     IList<NDArray> restored = model.GetWeights();

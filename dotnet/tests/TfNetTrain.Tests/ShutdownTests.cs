@@ -2,6 +2,7 @@ using System;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
+using System.Linq;
 using NUnit.Framework;
 
 namespace TfNetTrain.Tests
@@ -47,7 +48,7 @@ public static class Host
     {
         var model = Keras.Sequential(Layers.Input(4), Layers.Dense(3, kernelInitializer: ""ones""));
         model.Compile(""sgd"", ""mse"");
-        return model.TrainStep(new NDArray(new float[] { 1, 1, 1, 1 }, 1, 4), new NDArray(new float[3], 1, 3))[""loss""];
+        return model.TrainOnBatch(new NDArray(new float[] { 1, 1, 1, 1 }, 1, 4), new NDArray(new float[3], 1, 3))[""loss""];
     }
 }
 ";
@@ -56,6 +57,20 @@ public static class Host
 
         private static string BinDirectory => Path.GetDirectoryName(typeof(ShutdownTests).Assembly.Location);
 
+        /// <summary>True under Mono, false under .NET (CoreCLR): the host is compiled and run for the runtime that runs
+        /// the tests.</summary>
+        private static bool OnMono => Type.GetType("Mono.Runtime") != null;
+
+        /// <summary>The framework assemblies of the running runtime (Mono's lib/mono/4.5, or .NET's
+        /// shared/Microsoft.NETCore.App/VERSION).</summary>
+        private static string FrameworkDirectory => Path.GetDirectoryName(typeof(object).Assembly.Location);
+
+        /// <summary>What mcs compiles the .NET host against: TFNET_TEST_REFERENCE_FRAMEWORK (mcs cannot read the
+        /// framework of .NET 7 or later, so the tests name an older one; the host then rolls forward), else the running
+        /// framework.</summary>
+        private static string ReferenceFramework =>
+            Environment.GetEnvironmentVariable("TFNET_TEST_REFERENCE_FRAMEWORK") ?? FrameworkDirectory;
+
         [TestFixtureSetUp]
         public void CompileHost()
         {
@@ -63,9 +78,28 @@ public static class Host
             Directory.CreateDirectory(dir);
             string source = Path.Combine(dir, "host.cs");
             File.WriteAllText(source, HostSource);
-            _hostExe = Path.Combine(dir, "host.exe");
-            string arguments = $"-nologo -langversion:7.2 -target:exe -out:\"{_hostExe}\" -r:\"{Path.Combine(BinDirectory, "TfNetTrain.dll")}\" " +
-                               $"-r:\"{Path.Combine(BinDirectory, "Python.Runtime.dll")}\" -r:Facades/netstandard.dll \"{source}\"";
+            string references;
+            if (OnMono)
+            {
+                _hostExe = Path.Combine(dir, "host.exe");
+                references = $"-r:\"{Path.Combine(BinDirectory, "TfNetTrain.dll")}\" -r:\"{Path.Combine(BinDirectory, "Python.Runtime.dll")}\" " +
+                             "-r:Facades/netstandard.dll";
+            }
+            else
+            {
+                // .NET resolves an app's assemblies from its own folder (there is no MONO_PATH): the host gets copies,
+                // and its runtimeconfig lets it run on the running runtime, newer than the one compiled against.
+                _hostExe = Path.Combine(dir, "host.dll");
+                foreach (string name in new[] { "TfNetTrain.dll", "Python.Runtime.dll" })
+                    File.Copy(Path.Combine(BinDirectory, name), Path.Combine(dir, name));
+                File.WriteAllText(Path.Combine(dir, "host.runtimeconfig.json"),
+                    "{\"runtimeOptions\": {\"rollForward\": \"LatestMajor\", \"framework\": {\"name\": \"Microsoft.NETCore.App\", " +
+                    "\"version\": \"" + Path.GetFileName(ReferenceFramework) + "\"}}}");
+                references = "-nostdlib -noconfig -nowarn:1702 " +
+                             string.Join(" ", Directory.GetFiles(ReferenceFramework, "*.dll").Select(f => $"-r:\"{f}\"")) +
+                             $" -r:\"{Path.Combine(dir, "TfNetTrain.dll")}\" -r:\"{Path.Combine(dir, "Python.Runtime.dll")}\"";
+            }
+            string arguments = $"-nologo -langversion:7.2 -target:exe -out:\"{_hostExe}\" {references} \"{source}\"";
             var info = new ProcessStartInfo("mcs", arguments) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
             using (var mcs = Process.Start(info))
             {
@@ -86,13 +120,19 @@ public static class Host
         /// <summary>Runs the host; returns (seconds from "ready" to exit, reported dispose ms or NaN, exit code).</summary>
         private static Tuple<double, double, int> RunHost(string argument)
         {
-            var info = new ProcessStartInfo("mono", $"\"{_hostExe}\" {argument}")
+            // The same runtime runs the host: mono, or the dotnet executable at the root of the running framework's
+            // installation (ROOT/shared/Microsoft.NETCore.App/VERSION).
+            string runtime = OnMono ? "mono" : Path.GetFullPath(Path.Combine(FrameworkDirectory, "..", "..", "..", "dotnet"));
+            var info = new ProcessStartInfo(runtime, $"\"{_hostExe}\" {argument}")
             {
                 UseShellExecute = false,
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
             };
             info.EnvironmentVariables["MONO_PATH"] = BinDirectory;
+            // The host's TfNetTrain.dll may sit outside the project (CoreCLR copy), so name the venv found from here.
+            string venv = PythonLocation.Find().VenvPath;
+            if (venv != null) info.EnvironmentVariables["TFNET_TRAIN_VENV"] = venv;
             info.EnvironmentVariables["TF_CPP_MIN_LOG_LEVEL"] = "3";
             using (var process = Process.Start(info))
             {

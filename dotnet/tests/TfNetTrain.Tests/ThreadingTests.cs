@@ -36,7 +36,7 @@ namespace TfNetTrain.Tests
                                 switch ((i + id) % 4)
                                 {
                                     case 0:
-                                        model.TrainStep(x, y);
+                                        model.TrainOnBatch(x, y);
                                         Interlocked.Increment(ref trainSteps);
                                         break;
                                     case 1:

@@ -86,7 +86,7 @@ namespace TfNetTrain.Tests
                 model.Compile(Optimizers.SGD(0.05f), "mse");
                 var x = new NDArray(new double[] { 0.1, -0.2, 0.3, 0.4, 0.5, -0.6 }, 2, 3);
                 var y = new NDArray(new double[] { 1, 0, 0, 1 }, 2, 2);
-                var logs = model.TrainStep(x, y);
+                var logs = model.TrainOnBatch(x, y);
                 var expected = PyScript.Run(
                     "m = tfnet_train.Sequential([keras.Input((3,), dtype='float64'), keras.layers.Dense(2, dtype='float64')])\n" +
                     "m.set_weights(w)\n" +
@@ -109,8 +109,8 @@ namespace TfNetTrain.Tests
                 var x = new NDArray(new[] { 1, 2, 3, 4, 5, 9 }, 2, 3);
                 var y32 = new NDArray(new[] { 0, 1 });
                 var y64 = new NDArray(new long[] { 1, 0 });
-                var logs32 = model.TrainStep(x, y32);
-                var logs64 = model.TrainStep(x, y64);
+                var logs32 = model.TrainOnBatch(x, y32);
+                var logs64 = model.TrainOnBatch(x, y64);
                 var expected = PyScript.Run(
                     "m = tfnet_train.Sequential([keras.Input((3,), dtype='int32'), keras.layers.Embedding(10, 2), keras.layers.Flatten(), keras.layers.Dense(2)])\n" +
                     "m.set_weights(w0)\n" +

@@ -27,7 +27,7 @@ from tfnet_train.bridge.models import (
     summary,
     tensor_shape,
     train_counter,
-    train_step,
+    train_on_batch,
     train_step_traced,
     weight_layout,
 )
@@ -66,7 +66,7 @@ __all__ = [
     "summary",
     "tensor_shape",
     "train_counter",
-    "train_step",
+    "train_on_batch",
     "train_step_traced",
     "weight_layout",
 ]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tfnet_train.callbacks import Callback
-from tfnet_train.callbacks.callback import BATCH_HOOKS
+from tfnet_train.callbacks import BATCH_HOOKS, Callback
+from tfnet_train.callbacks.callback_list import check_batch_mode
 
 #: The hooks a host callback can receive.
 HOST_HOOKS: tuple[str, ...] = (
@@ -36,7 +36,7 @@ class HostCallback(Callback):
         self._hooks = hooks
 
     def needs_batch_hooks(self, mode: str) -> bool:
-        super().needs_batch_hooks(mode)  # validates mode
+        check_batch_mode(mode)
         return not self._hooks.isdisjoint(BATCH_HOOKS[mode])
 
     def _send(self, hook: str, index: int, logs: dict | None) -> None:

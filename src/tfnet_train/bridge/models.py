@@ -86,9 +86,11 @@ def compile_model(
     )
 
 
-def train_step(model: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, float]:
-    """One training step on exactly this batch (`train_on_batch`: metrics cover this batch only)."""
-    return _check_model(model).train_on_batch(x, y, sample_weight=sample_weight, return_dict=True)
+def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any = None, reset_metrics: bool = True
+                   ) -> dict[str, float]:
+    """`model.train_on_batch(..., return_dict=True)`: one training step on exactly this batch."""
+    return _check_model(model).train_on_batch(x, y, sample_weight=sample_weight, return_dict=True,
+                                              reset_metrics=bool(reset_metrics))
 
 
 def train_step_traced(model: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, Any]:
@@ -188,10 +190,10 @@ def weight_layout(model: Any) -> dict[str, list[Any]]:
 
 def input_shapes(model: Any) -> list[list[int]] | None:
     """Shape of each model input with -1 for unknown dimensions, or None when the model is not built."""
-    shapes = _check_model(model)._input_shapes()
-    if shapes is None:
+    inputs = _check_model(model)._model_inputs()
+    if inputs is None:
         return None
-    return [[-1 if d is None else int(d) for d in shape] for shape in shapes]
+    return [[-1 if d is None else int(d) for d in tensor.shape] for tensor in inputs]
 
 
 def train_counter(model: Any) -> int:

@@ -1,26 +1,9 @@
-"""Callbacks driven by the training engine the way Keras 3 drives them (fit, evaluate, predict hooks)."""
+"""Callbacks: Keras's own (``keras.callbacks``), re-exported so ``tfnet_train.callbacks.X`` is ``keras.callbacks.X``,
+plus the CallbackList that lets the engine skip batch hooks nobody listens to."""
 
-from tfnet_train.callbacks.callback import Callback
-from tfnet_train.callbacks.callback_list import CallbackList, python_logs
-from tfnet_train.callbacks.early_stopping import EarlyStopping
-from tfnet_train.callbacks.history import History
-from tfnet_train.callbacks.lambda_callback import LambdaCallback
-from tfnet_train.callbacks.learning_rate_scheduler import LearningRateScheduler
-from tfnet_train.callbacks.model_checkpoint import ModelCheckpoint
-from tfnet_train.callbacks.monitor import MonitorCallback
-from tfnet_train.callbacks.progbar_logger import ProgbarLogger
-from tfnet_train.callbacks.terminate_on_nan import TerminateOnNaN
+from keras.callbacks import *  # noqa: F403
+from keras.callbacks import Callback
 
-__all__ = [
-    "Callback",
-    "CallbackList",
-    "EarlyStopping",
-    "History",
-    "LambdaCallback",
-    "LearningRateScheduler",
-    "ModelCheckpoint",
-    "MonitorCallback",
-    "ProgbarLogger",
-    "TerminateOnNaN",
-    "python_logs",
-]
+from tfnet_train.callbacks.callback_list import BATCH_HOOKS, CallbackList, listens
+
+__all__ = ["BATCH_HOOKS", "Callback", "CallbackList", "listens"]

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 import tempfile
 import warnings
@@ -19,10 +18,10 @@ import numpy as np
 
 from tfnet_train.conformance.case import Case, save
 from tfnet_train.conformance.errors import ImplementationUnavailable
+from tfnet_train.conformance.trace_files import read_step_npz
 
 ASSEMBLY = "TfNetTrain.Reference.dll"
 ENV_VAR = "TFNET_TRAIN_DOTNET_BIN"
-_STEP_KEY = re.compile(r"^step(\d+)/(.+)$")
 _runner: Any = None
 
 
@@ -45,7 +44,8 @@ def assembly_path() -> Path:
 
 
 def reference_runner() -> Any:
-    """``TfNetTrain.Reference.ReferenceRunner`` loaded in-process (the Mono runtime starts once)."""
+    """``TfNetTrain.Reference.ReferenceRunner`` loaded in-process (the Mono runtime starts once, unless Python runs
+    inside a .NET host already)."""
     global _runner
     if _runner is not None:
         return _runner
@@ -53,7 +53,8 @@ def reference_runner() -> Any:
     try:
         import pythonnet
 
-        if pythonnet.get_runtime_info() is None:
+        # A .NET host that embeds Python (TfNetTrain.Conformance.exe) has its runtime and `clr` already.
+        if "clr" not in sys.modules and pythonnet.get_runtime_info() is None:
             with warnings.catch_warnings():  # clr_loader warns about Mono < 6.12; it runs fine here
                 warnings.simplefilter("ignore", UserWarning)
                 pythonnet.load("mono")
@@ -68,20 +69,6 @@ def reference_runner() -> Any:
 
     _runner = ReferenceRunner
     return _runner
-
-
-def read_step_npz(path: Path) -> list[dict[str, np.ndarray]]:
-    """Split an npz of ``step{i}/<key>`` entries into one flat trace per step."""
-    steps: dict[int, dict[str, np.ndarray]] = {}
-    with np.load(path, allow_pickle=False) as data:
-        for name in data.files:
-            match = _STEP_KEY.match(name)
-            if match is None:
-                raise ValueError(f"C# reference output {path}: key {name!r} is not 'step<i>/<trace key>'")
-            steps.setdefault(int(match.group(1)), {})[match.group(2)] = data[name]
-    if sorted(steps) != list(range(len(steps))):
-        raise ValueError(f"C# reference output {path}: expected steps 0..{len(steps) - 1}, got {sorted(steps)}")
-    return [steps[i] for i in range(len(steps))]
 
 
 def run_csharp(case: Case) -> list[dict[str, np.ndarray]]:

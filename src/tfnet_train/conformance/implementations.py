@@ -4,6 +4,7 @@
 - ``keras``: Keras 3 itself (semantics "keras" only; NotApplicable otherwise).
 - ``engine``: the tfnet_train engine's ``train_step_traced`` (both profiles).
 - ``csharp``: the pure C# reference ``TfNetTrain.Reference`` through pythonnet on Mono (both profiles).
+- ``NAME=PATH`` (see ``from_spec``): traces another program wrote into trace files (``trace_files``).
 
 Runners import their heavy dependencies (TensorFlow, Mono) only when called.
 """
@@ -59,6 +60,19 @@ def register(name: str, runner: Runner) -> None:
     if not name or "," in name:
         raise ValueError(f"implementation name must be non-empty without commas, got {name!r}")
     IMPLEMENTATIONS[name] = runner
+
+
+def from_spec(spec: str) -> str:
+    """The implementation a command line names: a registered name, or ``NAME=PATH`` for the trace files at PATH
+    (a folder of ``<case>.npz`` or one ``.npz``), registered under NAME. Returns the name."""
+    from tfnet_train.conformance.trace_files import trace_file_runner
+
+    if "=" not in spec:
+        get_runner(spec)
+        return spec
+    name, path = spec.split("=", 1)
+    register(name, trace_file_runner(path))
+    return name
 
 
 def run(name: str, case: Case) -> list[Trace]:

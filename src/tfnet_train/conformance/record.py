@@ -70,13 +70,17 @@ def _kernel_l2(layer: Any) -> float | None:
 
 
 def _loss_spec(model: Any) -> LossSpec:
-    container = getattr(model, "compiled_loss", None)
-    losses = list(getattr(container, "losses", []) or [])
-    if len(losses) != 1:
-        raise ValueError(f"model: expected one compiled loss, got {len(losses)}")
-    loss = losses[0]
+    import keras
+
+    loss = getattr(model, "loss", None)
+    if loss is None or isinstance(loss, list | tuple | dict):
+        count = 0 if loss is None else len(loss)
+        raise ValueError(f"model: expected one compiled loss, got {count}")
+    loss = getattr(loss, "inner", loss)  # the tfnet profile's weighting wrapper
+    if isinstance(loss, str):
+        loss = keras.losses.get(loss)
     config = loss.get_config() if hasattr(loss, "get_config") else {}
-    key = type(loss).__name__
+    key = getattr(loss, "__name__", None) or type(loss).__name__
     if key == "LossFunctionWrapper":
         key = getattr(getattr(loss, "fn", None), "__name__", key)
     if key not in _LOSS_NAMES:
@@ -87,12 +91,20 @@ def _loss_spec(model: Any) -> LossSpec:
 
 
 def _metrics(model: Any) -> tuple[str, ...]:
-    container = getattr(model, "compiled_metrics", None)
+    import keras
+
+    config = getattr(model, "_compile_config", None)
+    given = config.config.get("metrics") if config is not None else None
     names = []
-    for metric in getattr(container, "metrics", []) or []:
-        if metric.name not in _METRIC_IDS:
-            raise ValueError(f"model: metric must be one of {sorted(_METRIC_IDS)}, got {metric.name!r}")
-        names.append(_METRIC_IDS[metric.name])
+    for metric in keras.tree.flatten(given) if given is not None else []:
+        name = metric if isinstance(metric, str) else getattr(metric, "name", None)
+        if model.semantics == "tfnet" and isinstance(metric, str):
+            from tfnet_train.engine.metrics_container import TFNET_NAMES
+
+            name = TFNET_NAMES.get(metric, metric)
+        if name not in _METRIC_IDS:
+            raise ValueError(f"model: metric must be one of {sorted(_METRIC_IDS)}, got {name!r}")
+        names.append(_METRIC_IDS[name])
     return tuple(names)
 
 
@@ -125,6 +137,9 @@ def record(model: Any, x: Any, y: Any, steps: int, path: str | Path, sample_weig
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1 (rows per step), got {batch_size!r} for {len(x)} rows "
                          f"and {steps} steps")
+    if len(x) < steps * batch_size:
+        raise ValueError(f"x: expected at least steps * batch_size = {steps} * {batch_size} = {steps * batch_size} "
+                         f"rows, got {len(x)}")
     json_path = Path(path)
     name = json_path.stem if json_path.suffix == ".json" else json_path.name
     loss = _loss_spec(model)

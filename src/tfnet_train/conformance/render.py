@@ -1,7 +1,7 @@
 """Draw the HTML report of a conformance run from its report.json document alone.
 
-Any runner that writes report.json (schema ``tfnet-train/conformance-report@1``), the Python one or the C#
-TfNetTrain.Conformance.exe, gets the same page: ``render_report_dir(DIR)`` draws DIR/plots/<case>_loss.png and
+Any program that writes report.json (schema ``tfnet-train/conformance-report@1``) gets the same page as the
+runner's ``--report``: ``render_report_dir(DIR)`` draws DIR/plots/<case>_loss.png and
 <case>_errors.png for every case that loaded, fills each case's ``plots`` entry in DIR/report.json and writes
 DIR/index.html.
 """

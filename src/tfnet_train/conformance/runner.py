@@ -166,12 +166,12 @@ def run_case(case: Case, names: list[str], baseline: str | None = None) -> CaseR
 
 def run_suite(suite: str | Path = "default", names: list[str] | tuple[str, ...] = DEFAULT_IMPLEMENTATIONS,
               case: str | None = None, baseline: str | None = None) -> SuiteResult:
-    """Run every case of ``suite`` (optionally only those matching ``case``) through ``names``."""
+    """Run every case of ``suite`` (optionally only those matching ``case``) through ``names`` (registered names,
+    or ``NAME=PATH`` for trace files)."""
     names = list(names)
     if len(names) < 2:
         raise ValueError(f"implementations: need at least two to compare, got {names}")
-    for name in names:
-        implementations.get_runner(name)
+    names = [implementations.from_spec(name) for name in names]
     base = choose_baseline(names, baseline)
     result = SuiteResult(str(suite_dir(suite)), names, base)
     for path in case_paths(suite, case):

@@ -1,92 +1,96 @@
-"""Model.compile (Model.Compile.cs)."""
+"""Model.compile (Model.Compile.cs): Keras 3's compile, with the arguments resolved by the semantics profile."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import tensorflow as tf
+import keras
 
 from tfnet_train import optimizers
-from tfnet_train.engine.losses_container import LossesContainer
-from tfnet_train.engine.metrics_container import MetricsContainer
-from tfnet_train.semantics import check_semantics
+from tfnet_train.engine.losses_container import tfnet_loss
+from tfnet_train.engine.metrics_container import tfnet_metrics
+from tfnet_train.semantics import TFNET, get_profile
 
 
 class CompileMixin:
-    """compile(): resolves optimizer, loss and metrics for the chosen semantics profile."""
+    """compile(): everything Keras 3's compile takes, plus ``semantics``."""
 
     def compile(
         self,
         optimizer: Any = "rmsprop",
         loss: Any = None,
+        loss_weights: Any = None,
         metrics: Any = None,
+        weighted_metrics: Any = None,
+        run_eagerly: bool = False,
+        steps_per_execution: int = 1,
+        jit_compile: bool | str = "auto",
+        auto_scale_loss: bool = True,
         *,
         semantics: str = "keras",
-        run_eagerly: bool = False,
-        jit_compile: bool = False,
-        steps_per_execution: int = 1,
     ) -> None:
         """Configure training. ``semantics`` is ``"keras"`` (Keras 3 numbers) or ``"tfnet"`` (TF.NET's)."""
-        state = self._engine
-        semantics = check_semantics(semantics)
+        profile = get_profile(semantics)
+        _check_loss_weights(loss_weights)
         if isinstance(steps_per_execution, bool) or not isinstance(steps_per_execution, int) or steps_per_execution < 1:
             raise ValueError(f"steps_per_execution must be an integer >= 1, got {steps_per_execution!r}")
         if not isinstance(run_eagerly, bool):
             raise TypeError(f"run_eagerly must be a bool, got {type(run_eagerly).__name__}")
         if jit_compile not in (True, False, "auto"):
             raise ValueError(f"jit_compile must be True, False or 'auto', got {jit_compile!r}")
-        strategy = self._engine.strategy
-        if strategy is not None and strategy.num_replicas_in_sync > 1 and steps_per_execution > 1:
-            raise ValueError(f"steps_per_execution={steps_per_execution}: only 1 is supported under a distribution "
-                             f"strategy with {strategy.num_replicas_in_sync} replicas")
+        with self.distribute_strategy.scope():  # a named optimizer's variables are mirrored under a strategy
+            resolved = optimizers.get(optimizer, semantics=profile.name)
+        optimizers.set_semantics(resolved, profile.name)
+        if profile.name == TFNET:  # TF.NET's string rules and weighted loss; Keras's own objects otherwise
+            loss = tfnet_loss(loss)
+            metrics = tfnet_metrics(metrics)
+        else:  # Keras resolves names at the first step; a wrong name is found here, before anything changes
+            _check_names(loss, "loss", keras.losses.get, "unknown name")
+            for name, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
+                _check_names(value, name, _get_metric, "unknown metric name")
+        keras_optimizer = resolved if isinstance(resolved, keras.optimizers.Optimizer) else None
         with self.distribute_strategy.scope():
-            resolved_optimizer = optimizers.get(optimizer, semantics=semantics)
-            optimizers.set_semantics(resolved_optimizer, semantics)
-            state.compiled_loss = LossesContainer(loss, semantics)
-            state.compiled_metrics = MetricsContainer(metrics, semantics)
-        state.optimizer = resolved_optimizer
-        state.semantics = semantics
-        state.run_eagerly = run_eagerly
-        state.jit_compile = jit_compile is True
-        state.steps_per_execution = steps_per_execution
-        state.is_compiled = True
+            keras.Model.compile(self, optimizer=keras_optimizer, loss=loss, loss_weights=loss_weights,
+                                metrics=metrics, weighted_metrics=weighted_metrics, run_eagerly=run_eagerly,
+                                steps_per_execution=steps_per_execution, jit_compile=jit_compile,
+                                auto_scale_loss=auto_scale_loss)
+        if keras_optimizer is None:
+            self.optimizer = resolved
+        state = self._engine
+        state.profile = profile
         state.reset_functions()
-        self.compiled = True
-
-    @property
-    def optimizer(self) -> Any:
-        return self._engine.optimizer
-
-    @optimizer.setter
-    def optimizer(self, value: Any) -> None:  # keras.Model assigns None during construction
-        if value is not None:
-            self._engine.optimizer = value
-
-    @property
-    def compiled_loss(self) -> LossesContainer | None:
-        return self._engine.compiled_loss
-
-    @property
-    def compiled_metrics(self) -> MetricsContainer | None:
-        return self._engine.compiled_metrics
+        self._compile_config.config["semantics"] = profile.name
 
     @property
     def semantics(self) -> str:
-        return self._engine.semantics
+        """The semantics profile given to compile: ``"keras"`` or ``"tfnet"``."""
+        return self._engine.profile.name
 
-    @property
-    def run_eagerly(self) -> bool:
-        return self._engine.run_eagerly
 
-    @run_eagerly.setter
-    def run_eagerly(self, value: bool) -> None:
-        self._engine.run_eagerly = bool(value)
-        self._engine.reset_functions()
+_METRIC_SHORTCUTS = ("accuracy", "acc", "crossentropy", "ce")  # resolved by Keras from the shapes at build
 
-    @property
-    def distribute_strategy(self) -> tf.distribute.Strategy:
-        return self._engine.strategy or tf.distribute.get_strategy()
 
-    def _assert_compile_was_called(self, method: str) -> None:
-        if not self._engine.is_compiled:
-            raise ValueError(f"{method}() needs a compiled model: call model.compile(optimizer, loss, metrics) first")
+def _get_metric(name: str) -> Any:
+    return name if name in _METRIC_SHORTCUTS else keras.metrics.get(name)
+
+
+def _check_names(value: Any, argument: str, resolve: Any, what: str) -> None:
+    """ValueError naming ``argument`` for any string in the (nested) value that Keras does not know."""
+    for leaf in keras.tree.flatten(value) if value is not None else ():
+        if isinstance(leaf, str):
+            try:
+                resolve(leaf)
+            except (ValueError, TypeError):
+                raise ValueError(f"{argument}: {what} {leaf!r} (Keras 3 names are case-sensitive)") from None
+
+
+def _check_loss_weights(loss_weights: Any) -> None:
+    """TypeError for metrics given where Keras 3 takes loss_weights (TF.NET's compile has metrics third)."""
+    if loss_weights is None:
+        return
+    leaves = keras.tree.flatten(loss_weights)
+    if any(not isinstance(w, int | float) or isinstance(w, bool) for w in leaves):
+        raise TypeError(
+            f"loss_weights must be numbers (a float, or a list/dict of floats per output), got {loss_weights!r}; "
+            "Keras 3's compile takes loss_weights third: pass metrics by name, compile(..., metrics=[...])"
+        )

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
+from keras.src.losses import loss as loss_module
+from keras.src.utils.python_utils import pythonify_logs
 
 from tfnet_train.callbacks import CallbackList
 from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
+from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
 
 
 class EvaluateMixin:
@@ -25,55 +27,58 @@ class EvaluateMixin:
         steps: int | None = None,
         callbacks: list | None = None,
         return_dict: bool = False,
+        **kwargs: Any,
     ) -> Any:
         """Loss and metrics over the data (running means over all batches).
 
         Returns a dict when ``return_dict``; otherwise the loss alone, or [loss, metrics...] as Keras does.
         """
-        self._assert_compile_was_called("evaluate")
+        from tfnet_train.engine.fit import check_verbose
+
+        self._assert_compile_called("evaluate")
+        kwargs.pop("_use_cached_eval_dataset", None)
+        if kwargs:
+            raise ValueError(f"Arguments not recognized: {kwargs}")
         if x is None:
             raise ValueError("x must be given: got None")
-        if verbose == "auto":
-            verbose = 1
+        check_verbose(verbose)
         self._check_data(x, y)
-        handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps, epochs=1,
-                              shuffle=False, semantics=self._engine.semantics)
-        if isinstance(callbacks, CallbackList):  # fit's own list: validation reaches its on_test_* hooks
-            callback_list = callbacks
-        else:
-            callback_list = CallbackList(callbacks, add_progbar=verbose != 0, model=self, verbose=verbose,
-                                         epochs=1, steps=handler.inferred_steps)
-        function = self.make_test_function()
+        handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps, shuffle=False,
+                              steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
+                              distribute_strategy=self.distribute_strategy)
+        self._maybe_symbolic_build(iterator=handler)
+        handler.reset()
+        if not isinstance(callbacks, CallbackList):
+            callbacks = CallbackList(callbacks, add_progbar=verbose != 0, verbose=verbose, epochs=1,
+                                     steps=handler.num_batches, model=self)
+        self.make_test_function()
+        self.stop_evaluating = False
+        callbacks.on_test_begin()
+        batch_hooks = callbacks.needs_batch_hooks("test")
+        logs: Any = {}
         self.reset_metrics()
-        callback_list.on_test_begin()
-        batch_hooks = callback_list.needs_test_batch_hooks
-        logs: dict[str, Any] = {}
-        for _, iterator in handler.enumerate_epochs():
-            for step in handler.steps():
+        with handler.catch_stop_iteration():
+            for block in handler:
                 if batch_hooks:
-                    callback_list.on_test_batch_begin(step)
-                _, _, (bx, by, bsw) = next(iterator)
-                logs = function(bx, by, bsw)
+                    callbacks.on_test_batch_begin(block.begin)
+                logs = self.test_function(block.iterator)
                 if batch_hooks:
-                    callback_list.on_test_batch_end(step, {k: float(v) for k, v in logs.items()})
-        result = {k: float(v) for k, v in logs.items()}
-        callback_list.on_test_end(result)
+                    callbacks.on_test_batch_end(block.end, logs)
+                if self.stop_evaluating:
+                    break
+        logs = pythonify_logs(self._get_metrics_result_or_logs(logs))
+        callbacks.on_test_end(logs)
         if return_dict:
-            return result
-        values = list(result.values())
-        return values[0] if len(values) == 1 else values
+            return logs
+        return self._flatten_metrics_in_order(logs)
 
-    def test_step(self, x: Any, y: Any, sample_weight: Any = None) -> dict[str, tf.Tensor]:
-        """Forward pass (training=False), compiled loss and metrics; no weight update."""
-        x, y, sample_weight = expand_1d((x, y, sample_weight))
-        y_pred = self(x, training=False)
-        self._engine.compiled_loss(y, y_pred, sample_weight, regularization_losses=self.losses,
-                                   batch_size=tf.shape(tf.nest.flatten(x)[0])[0])
-        self._engine.compiled_metrics.update_state(y, y_pred)
-        return self._metrics_results()
-
-    def make_test_function(self) -> Callable[..., dict[str, tf.Tensor]]:
-        state = self._engine
-        if state.test_function is None:
-            state.test_function = self._compile_function(self.test_step)
-        return state.test_function
+    def test_step(self, data: Any) -> dict[str, Any]:
+        """Forward pass (training=False), loss and metrics; no weight update (expand_1d under tfnet)."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        if self._engine.profile.expands_1d:
+            x, y, sample_weight = expand_1d((x, y, sample_weight))
+        y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
+        loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
+        self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
+                                        sample_weight=tf.shape(next(t for t in tf.nest.flatten(x)))[0])
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)

@@ -1,23 +1,31 @@
-"""Model.fit (Model.Fit.cs)."""
+"""Model.fit (Model.Fit.cs): epochs of train_step_function over a DataHandler, with Keras's callbacks."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
+from keras.src.trainers.data_adapters import data_adapter_utils
 
-from tfnet_train.callbacks import CallbackList, History
+from tfnet_train.callbacks import CallbackList
 from tfnet_train.engine.data import DataHandler, train_validation_split
-from tfnet_train.semantics import TFNET
 
 
-def logs_to_floats(logs: dict[str, Any]) -> dict[str, float]:
-    """Tensor logs -> Python floats (one device read per value)."""
-    return {k: float(v) for k, v in logs.items()}
+def check_verbose(verbose: Any) -> int | str:
+    if verbose not in (0, 1, 2, "auto"):
+        raise ValueError(f"verbose must be 0, 1, 2 or 'auto', got {verbose!r}")
+    return verbose
+
+
+def _check_count(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
 
 
 class FitMixin:
-    """fit(): epochs of train_step_function over a DataHandler, with callbacks and validation."""
+    """fit(): the epoch loop; validation through evaluate."""
 
     def fit(
         self,
@@ -25,7 +33,7 @@ class FitMixin:
         y: Any = None,
         batch_size: int | None = None,
         epochs: int = 1,
-        verbose: int | str = 1,
+        verbose: int | str = "auto",
         callbacks: list | None = None,
         validation_split: float = 0.0,
         validation_data: Any = None,
@@ -34,117 +42,128 @@ class FitMixin:
         sample_weight: Any = None,
         initial_epoch: int = 0,
         steps_per_epoch: int | None = None,
+        validation_steps: int | None = None,
+        validation_batch_size: int | None = None,
         validation_freq: int = 1,
         validation_step: int = 10,
-    ) -> History:
+    ) -> Any:
         """Train for ``epochs`` epochs; returns the History. ``validation_step`` is TF.NET's dataset schedule
-        (used only under semantics='tfnet' with a tf.data validation set)."""
-        self._assert_compile_was_called("fit")
-        state = self._engine
-        if verbose == "auto":
-            verbose = 1
-        if verbose not in (0, 1, 2):
-            raise ValueError(f"verbose must be 0, 1, 2 or 'auto', got {verbose!r}")
-        if not isinstance(validation_freq, int) or validation_freq < 1:
-            raise ValueError(f"validation_freq must be an integer >= 1, got {validation_freq!r}")
+        (used only under semantics='tfnet' with a tf.data validation set).
+
+        Every argument is checked, and the data and validation data are matched against the model, before any
+        state changes: a fit that fails before its first step leaves weights, optimizer and counters as they were.
+        """
+        self._assert_compile_called("fit")
+        profile = self._engine.profile
+        check_verbose(verbose)
+        epochs = _check_count("epochs", epochs, 0)
+        initial_epoch = _check_count("initial_epoch", initial_epoch, 0)
+        if not isinstance(validation_freq, list):
+            _check_count("validation_freq", validation_freq, 1)
         if x is None:
             raise ValueError("x must be given: got None")
         if validation_split and validation_data is None:
-            if isinstance(x, tf.data.Dataset):
-                raise ValueError("validation_split is not supported when x is a tf.data.Dataset")
             (x, y, sample_weight), validation_data = train_validation_split(
-                [x, y, sample_weight], validation_split, state.semantics)
+                [x, y, sample_weight], validation_split, profile)
         elif validation_split and not 0.0 <= validation_split < 1.0:
             raise ValueError(f"validation_split must be in [0, 1), got {validation_split!r}")
         self._check_data(x, y)
         data_handler = DataHandler(
-            x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps_per_epoch,
-            initial_epoch=initial_epoch, epochs=epochs, shuffle=shuffle, class_weight=class_weight,
-            steps_per_execution=state.steps_per_execution, semantics=state.semantics, seed=state.seed,
+            x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps_per_epoch, shuffle=shuffle,
+            class_weight=class_weight, steps_per_execution=self.steps_per_execution, profile=profile,
+            seed=self._engine.seed, distribute_strategy=self.distribute_strategy,
         )
-        val_data = _validation_arrays(validation_data)
-        if state.semantics == TFNET and val_data is not None and val_data[3]:
-            _check_validation_step(validation_step)
-        callback_list = CallbackList(
-            callbacks, add_history=True, add_progbar=verbose != 0, model=self, verbose=verbose,
-            epochs=epochs, steps=data_handler.inferred_steps,
-        )
-        return self._fit_internal(data_handler, epochs, callback_list, val_data, validation_freq,
-                                  validation_step, batch_size)
+        validation = _Validation.of(validation_data, profile, validation_step, validation_steps,
+                                    validation_batch_size or batch_size)
+        if validation is not None:
+            self._check_data(validation.x, validation.y)
+        self._maybe_symbolic_build(iterator=data_handler)
+        data_handler.reset()
+        if not isinstance(callbacks, CallbackList):
+            callbacks = CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, verbose=verbose,
+                                     epochs=epochs, steps=data_handler.num_batches, model=self)
+        return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
 
-    def _fit_internal(
-        self, data_handler: DataHandler, epochs: int, callbacks: CallbackList, validation_data: Any,
-        validation_freq: int, validation_step: int, batch_size: int | None,
-    ) -> History:
-        state = self._engine
+    def _fit_internal(self, data_handler: DataHandler, initial_epoch: int, epochs: int, callbacks: CallbackList,
+                      validation: _Validation | None, validation_freq: Any) -> Any:
         self.stop_training = False
-        state.train_counter.assign(0)
         self.make_train_function()
-        batch_hooks = callbacks.needs_train_batch_hooks
         callbacks.on_train_begin()
-        epoch_logs: dict[str, float] = {}
-        for epoch, iterator in data_handler.enumerate_epochs():
+        self._engine.train_counter.assign(0)  # TF.NET: once per fit (here after on_train_begin could fail)
+        batch_hooks = callbacks.needs_batch_hooks("train")
+        training_logs = None
+        logs: Any = {}
+        initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets _initial_epoch
+        for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
-            logs: dict[str, Any] = {}
-            for step in data_handler.steps():
-                if batch_hooks:
-                    callbacks.on_train_batch_begin(step)
-                logs = self.train_step_function(data_handler, iterator)
-                if batch_hooks:
-                    callbacks.on_train_batch_end(step + data_handler.step_increment, logs_to_floats(logs))
-                if self.stop_training:
-                    break
-            if not logs:
-                raise ValueError("fit ran no training step: the data produced no batches for this epoch")
-            epoch_logs = logs_to_floats(logs)
-            if validation_data is not None and self._should_validate(epoch, validation_freq, validation_step,
-                                                                     validation_data):
-                val_x, val_y, val_sw, _ = validation_data
-                val_logs = self.evaluate(val_x, val_y, sample_weight=val_sw, verbose=0, return_dict=True,
-                                         batch_size=self._validation_batch_size(batch_size), callbacks=callbacks)
-                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            elif validation_data is not None and state.semantics == TFNET and validation_data[3]:
-                continue  # TF.NET's dataset path skips on_epoch_end for epochs it does not validate
+            with data_handler.catch_stop_iteration():
+                for block in data_handler:
+                    if batch_hooks:
+                        callbacks.on_train_batch_begin(block.begin)
+                    logs = self.train_step_function(data_handler, block)
+                    if batch_hooks:
+                        callbacks.on_train_batch_end(block.end, logs)
+                    if self.stop_training:
+                        break
+            epoch_logs = dict(self._get_metrics_result_or_logs(logs))
+            if validation is not None:
+                if validation.due(epoch, validation_freq, self._should_eval):
+                    val_logs = self.evaluate(validation.x, validation.y, sample_weight=validation.sample_weight,
+                                             batch_size=validation.batch_size, steps=validation.steps,
+                                             callbacks=callbacks, return_dict=True, verbose=0)
+                    epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                elif validation.skips_epoch_end:
+                    continue  # TF.NET's dataset path skips on_epoch_end for epochs it does not validate
             callbacks.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
             if self.stop_training:
                 break
-        callbacks.on_train_end(epoch_logs)
+        if hasattr(self.optimizer, "finalize_variable_values") and epochs > 0:
+            self.optimizer.finalize_variable_values(self.trainable_weights)
+        callbacks.on_train_end(logs=training_logs)
         return self.history
 
-    def _should_validate(self, epoch: int, validation_freq: int, validation_step: int, validation_data: Any) -> bool:
-        if self._engine.semantics == TFNET:
-            if validation_data[3]:  # a tf.data.Dataset: TF.NET validates at epochs 10, 20, ... only
-                return validation_step > 0 and epoch != 0 and epoch % validation_step == 0
+
+class _Validation:
+    """validation_data unpacked, with the profile's schedule and batch size."""
+
+    def __init__(self, x: Any, y: Any, sample_weight: Any, is_dataset: bool, profile: Any, validation_step: int,
+                 steps: int | None, batch_size: int | None) -> None:
+        self.x, self.y, self.sample_weight = x, y, sample_weight
+        self.steps = steps
+        self.tfnet_dataset = is_dataset and profile.dataset_validation_schedule
+        self.tfnet_arrays = not is_dataset and profile.validates_every_epoch_with_batch_32
+        self.batch_size = 32 if self.tfnet_arrays else batch_size
+        self.validation_step = validation_step
+        if self.tfnet_dataset and (isinstance(validation_step, bool) or not isinstance(validation_step, int)
+                                   or validation_step < 1):
+            raise ValueError(
+                f"validation_step must be an integer >= 1 with a tf.data validation set under semantics='tfnet', "
+                f"got {validation_step!r} (TensorFlow.NET divides the epoch index by it)"
+            )
+
+    @classmethod
+    def of(cls, validation_data: Any, profile: Any, validation_step: int, steps: int | None,
+           batch_size: int | None) -> _Validation | None:
+        if validation_data is None:
+            return None
+        if isinstance(validation_data, tf.data.Dataset):
+            return cls(validation_data, None, None, True, profile, validation_step, steps, batch_size)
+        if isinstance(validation_data, list | tuple) and len(validation_data) not in (2, 3):
+            raise ValueError(
+                "validation_data must be (x, y), (x, y, sample_weight) or a dataset, "
+                f"got a {type(validation_data).__name__} of length {len(validation_data)}")
+        x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(validation_data)
+        return cls(x, y, sample_weight, False, profile, validation_step, steps, batch_size)
+
+    @property
+    def skips_epoch_end(self) -> bool:
+        return self.tfnet_dataset
+
+    def due(self, epoch: int, validation_freq: Any, should_eval: Any) -> bool:
+        if self.tfnet_dataset:  # TF.NET validates a dataset at epochs 10, 20, ... only
+            return epoch != 0 and epoch % self.validation_step == 0
+        if self.tfnet_arrays:
             return True
-        return (epoch + 1) % validation_freq == 0
-
-    def _validation_batch_size(self, batch_size: int | None) -> int | None:
-        return 32 if self._engine.semantics == TFNET else batch_size
-
-
-def _check_validation_step(validation_step: Any) -> None:
-    """TF.NET's dataset schedule needs validation_step >= 1 (0 divides by zero there at the end of epoch 0)."""
-    if isinstance(validation_step, bool) or not isinstance(validation_step, int) or validation_step < 1:
-        raise ValueError(
-            f"validation_step must be an integer >= 1 with a tf.data validation set under semantics='tfnet', "
-            f"got {validation_step!r} (TensorFlow.NET divides the epoch index by it)"
-        )
-
-
-def _validation_arrays(validation_data: Any) -> tuple[Any, Any, Any, bool] | None:
-    """(x, y, sample_weight, is_dataset) from validation_data, or None."""
-    if validation_data is None:
-        return None
-    if isinstance(validation_data, tf.data.Dataset):
-        return validation_data, None, None, True
-    if isinstance(validation_data, list | tuple) and len(validation_data) in (2, 3):
-        x, y = validation_data[0], validation_data[1]
-        sw = validation_data[2] if len(validation_data) == 3 else None
-        return x, y, sw, False
-    raise ValueError(
-        "validation_data must be (x, y), (x, y, sample_weight) or a tf.data.Dataset, "
-        f"got {type(validation_data).__name__}" + (f" of length {len(validation_data)}"
-                                                   if isinstance(validation_data, list | tuple) else "")
-    )
-
+        return should_eval(epoch, validation_freq)

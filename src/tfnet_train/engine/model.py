@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 from keras.src.models.functional import Functional as KerasFunctional
 from keras.src.models.model import functional_init_arguments
@@ -16,35 +17,36 @@ from tfnet_train.engine.fit import FitMixin
 from tfnet_train.engine.on_batch import OnBatchMixin
 from tfnet_train.engine.predict import PredictMixin
 from tfnet_train.engine.train import TrainMixin
+from tfnet_train.semantics import KERAS_PROFILE, TFNET
 
 
 class EngineState:
-    """Everything the engine keeps per model, held outside Keras's attribute tracking so saved weights
-    files stay identical to keras.Model's."""
+    """What the engine keeps per model, held outside Keras's attribute tracking so saved weights files stay
+    identical to keras.Model's."""
 
     def __init__(self) -> None:
-        self.strategy = tf.distribute.get_strategy() if tf.distribute.has_strategy() else None
-        with tf.init_scope():
-            self.train_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="train_counter")
-        self.optimizer: Any = None
-        self.compiled_loss: Any = None
-        self.compiled_metrics: Any = None
-        self.semantics = "keras"
-        self.run_eagerly = False
-        self.jit_compile = False
-        self.steps_per_execution = 1
-        self.is_compiled = False
+        strategy = tf.distribute.get_strategy()
+        with strategy.scope(), tf.init_scope():
+            self.train_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="train_counter",
+                                             aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+        self.profile = KERAS_PROFILE
         self.seed: int | None = None
         self.active_trace: dict[str, Any] | None = None
-        self.reset_functions()
+        self.traced_function: Any = None
 
     def reset_functions(self) -> None:
-        self.train_function = None
-        self.train_block_function = None
         self.traced_function = None
-        self.test_function = None
-        self.predict_function = None
-        self.reset_function = None
+
+
+def _inject_functional(cls: type) -> type:
+    """``cls`` with the engine's Functional in place of the engine's Model among its bases (Keras injects its own
+    Functional, which would rewrite tfnet_train.Model itself and break every later model)."""
+    if cls is Model:
+        return Functional
+    if cls is Functional or not issubclass(cls, Model):
+        return cls
+    cls.__bases__ = tuple(_inject_functional(base) for base in cls.__bases__)
+    return cls
 
 
 class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, keras.Model):
@@ -60,73 +62,56 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         object.__setattr__(self, "_engine", EngineState())
+        if functional_init_arguments(args, kwargs) and not isinstance(self, KerasFunctional):
+            _inject_functional(type(self))  # a functional-style subclass: super().__init__(inputs=, outputs=)
+            KerasTrainer.__init__(self)
+            KerasFunctional.__init__(self, *args, **kwargs)
+            return
         super().__init__(*args, **kwargs)
 
     # ----- Model.Metrics.cs ---------------------------------------------------------------------------------------
 
-    @property
-    def metrics(self) -> list[keras.metrics.Metric]:
-        """The 'loss' metric followed by the compiled metrics."""
-        state = self._engine
-        if not state.is_compiled:
-            return []
-        return [state.compiled_loss.loss_metric, *state.compiled_metrics.metrics]
-
-    @property
-    def metrics_names(self) -> list[str]:
-        return [m.name for m in self.metrics]
-
-    def reset_metrics(self) -> None:
-        """Reset the loss metric and every compiled metric (one compiled call: it runs once per epoch)."""
-        state = self._engine
-        if not state.is_compiled:
-            return
-        if state.reset_function is None:
-            metrics = self.metrics
-
-            def reset() -> None:
-                for metric in metrics:
-                    metric.reset_state()
-
-            state.reset_function = reset if state.run_eagerly else tf.function(reset)
-        state.reset_function()
+    def get_metrics_result(self) -> dict[str, Any]:
+        """Keras's metric results; under tfnet non-scalar results are reduced by mean (TF.NET's train_step)."""
+        results = super().get_metrics_result()
+        if self._engine.profile.name == TFNET:
+            return {k: tf.reduce_mean(v) for k, v in results.items()}
+        return results
 
     # ----- input checks -------------------------------------------------------------------------------------------
 
-    def _input_shapes(self) -> list[tuple[int | None, ...]] | None:
-        inputs = getattr(self, "inputs", None)
-        if not inputs:
-            return None
+    def _assert_compile_called(self, method_name: str | None = None) -> None:
+        if not self.compiled:
+            raise ValueError(f"{method_name or 'this method'}() needs a compiled model: "
+                             "call model.compile(optimizer, loss, metrics) first")
+
+    def _model_inputs(self) -> list[Any] | None:
         try:
-            return [tuple(t.shape) for t in tf.nest.flatten(inputs)]
-        except (AttributeError, TypeError):
+            inputs = self.inputs
+        except (AttributeError, ValueError):
             return None
+        return tf.nest.flatten(inputs) if inputs else None
 
     def _check_data(self, x: Any, y: Any) -> None:
-        """Clear errors for data that cannot fit the model's inputs (rank, feature sizes, input count)."""
-        if isinstance(x, tf.data.Dataset):
+        """Clear errors for arrays that cannot fit the model's inputs (rank, feature sizes, input count)."""
+        _check_same_samples(x, y)
+        inputs = self._model_inputs()
+        if inputs is None or x is None or isinstance(x, dict):
             return
-        expected = self._input_shapes()
-        if expected is None:
+        leaves = list(x) if isinstance(x, list | tuple) and len(inputs) > 1 else [x]
+        if not all(isinstance(leaf, np.ndarray | tf.Tensor) for leaf in leaves):
             return
-        leaves = x if isinstance(x, list | tuple) and len(expected) > 1 else [x]
-        if isinstance(x, dict):
-            leaves = list(x.values())
-        if len(leaves) != len(expected):
-            raise ValueError(f"x must hold {len(expected)} input arrays for this model, got {len(leaves)}")
-        for i, (leaf, shape) in enumerate(zip(leaves, expected, strict=True)):
-            actual = tuple(getattr(leaf, "shape", None) or ())
-            if not actual and not hasattr(leaf, "shape"):
-                try:
-                    import numpy as np
-
-                    actual = np.shape(leaf)
-                except Exception:
-                    continue
+        if len(leaves) != len(inputs):
+            raise ValueError(f"x must hold {len(inputs)} input arrays for this model, got {len(leaves)}")
+        for i, (leaf, tensor) in enumerate(zip(leaves, inputs, strict=True)):
+            shape = tuple(tensor.shape)
+            name = "x" if len(inputs) == 1 else f"x[{i}]"
+            if isinstance(leaf, np.ndarray) and leaf.dtype.kind in "USO" and "string" not in str(tensor.dtype):
+                raise TypeError(f"{name} must hold numbers (float or int), got dtype {leaf.dtype}")
+            actual = tuple(leaf.shape)
             rank = len(actual)
-            if rank == 1 and len(shape) == 2:  # expand_1d turns (n,) into (n, 1)
-                actual, rank = (actual[0], 1), 2
-            name = "x" if len(expected) == 1 else f"x[{i}]"
+            if rank == 1 and len(shape) == 2 and (shape[1] in (1, None) or self._engine.profile.expands_1d):
+                actual, rank = (actual[0], 1), 2  # expand_1d (tfnet) or Keras's input-rank adjustment
             if rank != len(shape):
                 raise ValueError(
                     f"{name} has shape {tuple(actual)} (rank {rank}); the model expects rank {len(shape)} "
@@ -146,6 +131,7 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
                     raise ValueError(f"x and {name} must have the same number of samples, got x: {n}, {name}: {m}")
 
 
+@keras.saving.register_keras_serializable(package="tfnet_train")
 class Functional(Model, KerasFunctional):
     """A functional model (``Model(inputs=..., outputs=...)``)."""
 
@@ -155,5 +141,20 @@ class Functional(Model, KerasFunctional):
         KerasFunctional.__init__(self, inputs, outputs, name=name, **kwargs)
 
 
+@keras.saving.register_keras_serializable(package="tfnet_train")
 class Sequential(Model, keras.Sequential):
     """A linear stack of Keras layers."""
+
+
+keras.saving.register_keras_serializable(package="tfnet_train")(Model)
+
+
+def _check_same_samples(x: Any, y: Any) -> None:
+    """ValueError naming both counts when in-memory x and y hold different numbers of samples."""
+    def count(value: Any) -> int | None:
+        leaves = [v for v in tf.nest.flatten(value) if isinstance(v, np.ndarray | tf.Tensor) and len(v.shape)]
+        return int(leaves[0].shape[0]) if leaves else None
+
+    n, m = count(x), count(y)
+    if n is not None and m is not None and n != m:
+        raise ValueError(f"x and y must have the same number of samples, got x: {n}, y: {m}")

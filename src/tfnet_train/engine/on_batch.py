@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from keras.src.utils.python_utils import pythonify_logs
 
 from tfnet_train.engine.data.handler import class_weight_to_sample_weight
-from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor
+from tfnet_train.engine.data.tensor_like import is_tensor_like, structure_to_tensors, to_tensor
 
 
 class OnBatchMixin:
-    """Single-batch entry points; metrics are reset before each call, as in Keras 3."""
+    """Single-batch entry points."""
 
     def _batch_arrays(self, x: Any, y: Any, sample_weight: Any) -> tuple[Any, Any, Any]:
+        if not is_tensor_like((x, y, sample_weight)) and not isinstance(x, list | tuple):
+            return x, y, sample_weight  # ragged, sparse and other tensors go to the step as they are
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
@@ -22,38 +25,39 @@ class OnBatchMixin:
 
     def train_on_batch(
         self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: dict[int, float] | None = None,
-        return_dict: bool = False,
+        return_dict: bool = False, reset_metrics: bool = True,
     ) -> Any:
-        """One training step on exactly this batch; returns the logs (dict, or values as Keras does)."""
-        self._assert_compile_was_called("train_on_batch")
+        """One training step on exactly this batch; returns the logs (dict, or values as Keras does).
+
+        ``reset_metrics=False`` (tf.keras's argument) accumulates the metrics across calls.
+        """
+        self._assert_compile_called("train_on_batch")
         if class_weight is not None:
-            if sample_weight is not None and self._engine.semantics != "tfnet":
+            if sample_weight is not None and not self._engine.profile.tfnet_class_weights:
                 raise ValueError("class_weight and sample_weight cannot be used together (Keras 3 rule)")
             weights = class_weight_to_sample_weight(np.asarray(y), class_weight)
             sample_weight = weights if sample_weight is None else weights * np.asarray(sample_weight).reshape(-1)
         x, y, sample_weight = self._batch_arrays(x, y, sample_weight)
-        self.reset_metrics()
-        logs = self.make_train_function()(*self._shard(x, y, sample_weight))
-        return _format({k: float(v) for k, v in logs.items()}, return_dict)
+        self._maybe_symbolic_build(data_batch=(x, y, sample_weight))
+        self.make_train_function()
+        if reset_metrics:
+            self.reset_metrics()
+        logs = pythonify_logs(self.train_function(iter([(x, y, sample_weight)])))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
-    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False,
+                      reset_metrics: bool = True) -> Any:
         """Loss and metrics of this batch, without training."""
-        self._assert_compile_was_called("test_on_batch")
+        self._assert_compile_called("test_on_batch")
         x, y, sample_weight = self._batch_arrays(x, y, sample_weight)
-        self.reset_metrics()
-        logs = self.make_test_function()(x, y, sample_weight)
-        return _format({k: float(v) for k, v in logs.items()}, return_dict)
+        self._maybe_symbolic_build(data_batch=(x, y, sample_weight))
+        self.make_test_function()
+        if reset_metrics:
+            self.reset_metrics()
+        logs = pythonify_logs(self.test_function(iter([(x, y, sample_weight)])))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x: Any) -> Any:
         """Model outputs for this batch as NumPy arrays."""
-        x = structure_to_tensors(x, "x")
-        self._check_data(x, None)
-        out = self.make_predict_function()(x)
-        return out.numpy() if hasattr(out, "numpy") else [o.numpy() for o in out]
-
-
-def _format(logs: dict[str, float], return_dict: bool) -> Any:
-    if return_dict:
-        return logs
-    values = list(logs.values())
-    return values[0] if len(values) == 1 else values
+        x, _, _ = self._batch_arrays(x, None, None)
+        return super().predict_on_batch(x)

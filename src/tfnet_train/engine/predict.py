@@ -1,16 +1,17 @@
-"""Model.predict (Model.Predict.cs)."""
+"""Model.predict and predict_step (Model.Predict.cs)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
+from keras.src import tree
+from keras.src.backend.tensorflow.trainer import convert_to_np_if_not_ragged, potentially_ragged_concat
 
 from tfnet_train.callbacks import CallbackList
 from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
+from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
 
 
 class PredictMixin:
@@ -24,41 +25,58 @@ class PredictMixin:
         steps: int | None = None,
         callbacks: list | None = None,
     ) -> Any:
-        """Model outputs for every sample as NumPy arrays (a list for several outputs)."""
+        """Model outputs for every sample as NumPy arrays (the structure of the model's outputs)."""
+        from tfnet_train.engine.fit import check_verbose
+
         if x is None:
             raise ValueError("x must be given: got None")
-        if verbose == "auto":
-            verbose = 1
+        check_verbose(verbose)
         self._check_data(x, None)
-        handler = DataHandler(x, None, None, batch_size=batch_size, steps_per_epoch=steps, epochs=1,
-                              shuffle=False, semantics=self._engine.semantics)
-        callback_list = CallbackList(callbacks, add_progbar=verbose != 0, model=self, verbose=verbose,
-                                     epochs=1, steps=handler.inferred_steps)
-        function = self.make_predict_function()
-        callback_list.on_predict_begin()
-        batch_hooks = callback_list.needs_predict_batch_hooks
+        handler = DataHandler(x, batch_size=batch_size, steps_per_epoch=steps, shuffle=False,
+                              steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
+                              distribute_strategy=self.distribute_strategy)
+        if not isinstance(callbacks, CallbackList):
+            callbacks = CallbackList(callbacks, add_progbar=verbose != 0, verbose=verbose, epochs=1,
+                                     steps=handler.num_batches, model=self)
+        self.make_predict_function()
+        self.stop_predicting = False
+        callbacks.on_predict_begin()
+        batch_hooks = callbacks.needs_batch_hooks("predict")
         outputs: list[Any] = []
-        for _, iterator in handler.enumerate_epochs():
-            for step in handler.steps():
+        with handler.catch_stop_iteration():
+            for block in handler:
                 if batch_hooks:
-                    callback_list.on_predict_batch_begin(step)
-                _, _, (bx, _, _) = next(iterator)
-                batch_out = function(bx)
-                outputs.append(tf.nest.map_structure(lambda t: t.numpy(), batch_out))
+                    callbacks.on_predict_batch_begin(block.begin)
+                data = _next_batches(block.iterator, self.steps_per_execution)
+                batch_outputs = self.predict_function(data)
+                outputs.append(batch_outputs)
                 if batch_hooks:
-                    callback_list.on_predict_batch_end(step, {"outputs": batch_out})
-        callback_list.on_predict_end()
+                    callbacks.on_predict_batch_end(block.end, {"outputs": batch_outputs})
+                if self.stop_predicting:
+                    break
+        callbacks.on_predict_end()
         if not outputs:
             raise ValueError("predict got no batches from x")
-        return tf.nest.map_structure(lambda *parts: np.concatenate(parts, axis=0), *outputs)
+        joined = tree.map_structure_up_to(outputs[0], lambda *parts: potentially_ragged_concat(list(parts)),
+                                          *outputs)
+        return tree.map_structure(convert_to_np_if_not_ragged, joined)
 
-    def predict_step(self, x: Any) -> Any:
-        """The forward pass of one batch with training=False."""
-        (x,) = expand_1d((x,))
-        return self(x, training=False)
+    def predict_step(self, data: Any) -> Any:
+        """The forward pass of one batch with training=False (expand_1d under tfnet)."""
+        x, _, _ = unpack_x_y_sample_weight(data)
+        if self._engine.profile.expands_1d:
+            (x,) = expand_1d((x,))
+        return self(x, training=False) if self._call_has_training_arg else self(x)
 
-    def make_predict_function(self) -> Callable[..., Any]:
-        state = self._engine
-        if state.predict_function is None:
-            state.predict_function = self._compile_function(self.predict_step)
-        return state.predict_function
+
+def _next_batches(iterator: Any, count: int) -> list[Any]:
+    """Up to ``count`` batches for one predict execution (StopIteration when there are none)."""
+    data: list[Any] = []
+    for _ in range(count):
+        try:
+            data.append(next(iterator))
+        except (StopIteration, tf.errors.OutOfRangeError):
+            if data:
+                return data
+            raise
+    return data

@@ -24,7 +24,8 @@ STAGES: tuple[str, ...] = (
 class StepTrace:
     """One training step, stage by stage (all values are NumPy arrays or Python numbers).
 
-    inputs: {"x": [arrays], "y": [arrays], "sample_weight": [arrays]} after expand_1d.
+    inputs: {"x": [arrays], "y": [arrays], "sample_weight": [arrays]} after expand_1d (rank-1 arrays shown as
+    columns under both profiles; Keras 3 itself takes them as they are).
     y_pred: [arrays], one per model output.  loss: the training loss (float).
     gradients / aggregated_gradients / clipped_gradients: one array per trainable variable, in
     ``variable_names`` order.  weights: every model weight after the update, in ``get_weights()`` order

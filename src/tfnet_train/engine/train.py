@@ -1,67 +1,80 @@
-"""The training step (Model.Train.cs): train_step_function, train_step, _minimize, _train_counter."""
+"""The training step (Model.Train.cs): train_step_function, train_step, _minimize, _train_counter.
+
+The step keeps Keras 3's override contract (``train_step(self, data)``, ``compute_loss``, ``compute_metrics``)
+and runs inside Keras's compiled functions; TF.NET's names sit on top of it.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
+from keras.src import tree
+from keras.src.losses import loss as loss_module
 
 from tfnet_train import optimizers
 from tfnet_train.engine.data.adapter import expand_1d
-from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor
+from tfnet_train.engine.data.handler import Block
+from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor, unpack_x_y_sample_weight
 from tfnet_train.engine.trace import StepTrace
 
 
 class TrainMixin:
-    """Model.Train.cs, method for method; the compiled step runs train_step inside tf.function."""
+    """Model.Train.cs, method for method."""
 
-    def train_step_function(self, data_handler: Any, iterator: Any) -> dict[str, tf.Tensor]:
-        """Take the next batch (or block of batches) from ``iterator`` and run the training step(s) on it.
+    def train_step_function(self, data_handler: Any, block: Block) -> dict[str, tf.Tensor]:
+        """Run the next execution: ``block.iterator`` yields its batches, one compiled call trains them.
 
-        Differs from TF.NET: the step runs compiled (tf.function) unless run_eagerly, a block of
-        steps_per_execution batches runs in one call, and _train_counter is incremented inside that call.
+        Differs from TF.NET (one eager step per call): the step runs compiled unless run_eagerly, a block of
+        steps_per_execution steps runs in one call, and _train_counter moves inside that call.
         """
-        steps, stacked, (x, y, sample_weight) = next(iterator)
-        if data_handler is not None:
-            data_handler.step_increment = steps - 1
-        single = self.make_train_function()
-        if stacked:
-            return self._engine.train_block_function(x, y, sample_weight)
-        return single(*self._shard(x, y, sample_weight))
+        iterator = block.iterator
+        if self.steps_per_execution > 1 and hasattr(iterator, "take"):  # in-memory arrays: stacked full batches
+            stacked, tail = iterator.take(self.steps_per_execution)
+            if stacked is None and tail is None:
+                raise StopIteration
+            return self._train_block_function(stacked, tail)
+        return self.train_function(iterator)
 
-    def train_step(self, data_handler: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, tf.Tensor]:
-        """One step: expand_1d, forward (training=True) under a tape, compiled loss, _minimize, metrics.
-
-        Returns the metric results by name (non-scalar results reduced by mean); they become floats when they
-        leave the compiled function.
-        """
-        x, y, sample_weight = expand_1d((x, y, sample_weight))
+    def train_step(self, data: Any) -> dict[str, Any]:
+        """One step: expand_1d (tfnet), forward (training=True) under a tape, compute_loss, _minimize, metrics."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        if self._engine.profile.expands_1d:  # TF.NET's Expand1d; Keras 3 reconciles ranks inside losses instead
+            x, y, sample_weight = expand_1d((x, y, sample_weight))
         trace = self._engine.active_trace
-        if trace is not None:
-            trace["inputs"] = (x, y, sample_weight)
+        if trace is not None:  # rank-1 arrays as columns under either profile, so traces compare across programs
+            trace["inputs"] = expand_1d((x, y, sample_weight))
         with tf.GradientTape() as tape:
-            y_pred = self(x, training=True)
-            loss = self._engine.compiled_loss(
-                y, y_pred, sample_weight, regularization_losses=self.losses, batch_size=_batch_size(x)
-            )
+            y_pred = self(x, training=True) if self._call_has_training_arg else self(x)
+            loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
+            self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
+                                            sample_weight=_batch_size(x))
+            scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
         if trace is not None:
             trace["y_pred"], trace["loss"] = y_pred, loss
-        self._minimize(tape, self._engine.optimizer, loss, self.trainable_variables)
-        self._engine.compiled_metrics.update_state(y, y_pred)
-        return self._metrics_results()
+        if self.trainable_weights:
+            self._minimize(tape, self.optimizer, scaled, self.trainable_variables)
+        else:
+            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None,
+                     training: bool = True) -> tf.Tensor:
+        """Keras's compute_loss; under tfnet the compiled loss alone (TF.NET's LossesContainer adds no
+        regularization or add_loss terms)."""
+        if self._engine.profile.adds_regularization_losses:
+            return super().compute_loss(x, y, y_pred, sample_weight, training=training)
+        loss = self._compile_loss(y, y_pred, sample_weight) if self._compile_loss is not None else None
+        if loss is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return loss
 
     def _minimize(self, tape: tf.GradientTape, optimizer: Any, loss: tf.Tensor, trainable_variables: list) -> None:
-        """Gradients (of the loss scaled by ``optimizer.scale_loss``), then aggregate, clip, apply (no re-aggregation).
-
-        Differs from TF.NET: any Keras optimizer works, through ``tfnet_train.optimizers``' stage functions.
-        """
-        scaled_loss = loss
-        if hasattr(optimizer, "scale_loss"):
-            with tape:  # Keras scales inside the tape (a LossScaleOptimizer's dynamic scale)
-                scaled_loss = optimizer.scale_loss(loss)
-        gradients = tape.gradient(scaled_loss, trainable_variables)
+        """Gradients, then _aggregate_gradients, _clip_gradients, apply_gradients (no re-aggregation or re-clip)."""
+        gradients = tape.gradient(loss, trainable_variables)
         aggregated = optimizers.aggregate_gradients(optimizer, list(zip(gradients, trainable_variables, strict=True)))
         clipped = optimizers.clip_gradients(optimizer, aggregated)
         trace = self._engine.active_trace
@@ -79,102 +92,71 @@ class TrainMixin:
 
     # ----- compiled functions -------------------------------------------------------------------------------------
 
-    def make_train_function(self) -> Callable[..., dict[str, tf.Tensor]]:
-        """The compiled single-step function (built once; rebuilt after compile())."""
-        state = self._engine
-        if state.train_function is None:
-            optimizers.build(state.optimizer, self.trainable_variables)
+    def _counted(self, step: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """``step`` followed by _train_counter += 1, once the step's results exist (TF.NET's train_step_function)."""
 
-            def one_step(x: Any, y: Any, sample_weight: Any) -> dict[str, tf.Tensor]:
-                logs = self._distributed(lambda *d: self.train_step(None, *d), x, y, sample_weight)
-                with tf.control_dependencies(tf.nest.flatten(logs)):
-                    state.train_counter.assign_add(1)
-                return logs
+        def counted_step(data: Any) -> Any:
+            logs = step(data)
+            with tf.control_dependencies([t for t in tree.flatten(logs) if isinstance(t, tf.Tensor)]):
+                self._engine.train_counter.assign_add(1)
+            return logs
 
-            def block(x: Any, y: Any, sample_weight: Any) -> dict[str, tf.Tensor]:
-                count = tf.shape(tf.nest.flatten(x)[0])[0]
-                for i in tf.range(count):
-                    pick = (lambda t, i=i: t[i])  # noqa: E731
-                    self._distributed(lambda *d: self.train_step(None, *d), *[
-                        None if part is None else tf.nest.map_structure(pick, part) for part in (x, y, sample_weight)])
-                    state.train_counter.assign_add(1)
-                return self._metrics_results()
+        return counted_step
 
-            state.train_function = self._compile_function(one_step)
-            state.train_block_function = self._compile_function(block)
-        return state.train_function
+    def make_train_function(self, force: bool = False) -> Callable[..., Any]:
+        """Keras's compiled step function around the counted train_step, plus the stacked-block function."""
+        if self.train_function is not None and not force:
+            return self.train_function
+        step = self._counted(self.train_step)
+        self.train_function = self._make_function(step)
+        self._train_block_function = self._block_function(step)
+        return self.train_function
 
-    def _compile_function(self, fn: Callable) -> Callable:
-        state = self._engine
-        if state.run_eagerly:
-            return fn
-        return tf.function(fn, jit_compile=state.jit_compile, reduce_retracing=True)
+    def _block_function(self, step: Callable[[Any], Any]) -> Callable[..., Any]:
+        """Several steps in one call over stacked in-memory batches ``(k, batch, ...)`` and an optional last
+        partial batch: tf.data's per-step iteration costs more than small steps themselves."""
 
-    def _replicas(self) -> int:
-        strategy = self._engine.strategy
-        return 1 if strategy is None else strategy.num_replicas_in_sync
+        def block(stacked: Any, tail: Any) -> Any:
+            logs = None
+            if stacked is not None:
+                logs = step(tree.map_structure(lambda t: t[0], stacked))
+                for i in tf.range(1, tf.shape(tree.flatten(stacked)[0])[0]):
+                    logs = step(tree.map_structure(lambda t, i=i: t[i], stacked))
+            if tail is not None:
+                logs = step(tail)
+            return logs
 
-    def _shard(self, x: Any, y: Any, sample_weight: Any) -> tuple[Any, Any, Any]:
-        """Split a batch evenly across the strategy's replicas (eagerly, before the compiled call)."""
-        replicas = self._replicas()
-        if replicas == 1:
-            return x, y, sample_weight
-        strategy = self._engine.strategy
-        n = int(tf.nest.flatten(x)[0].shape[0])
-        if n % replicas:
-            raise ValueError(f"batch of {n} samples cannot be split evenly across {replicas} replicas; "
-                             "choose a batch_size (and data size) divisible by the number of replicas")
-
-        def shard(t: tf.Tensor) -> Any:
-            return strategy.experimental_distribute_values_from_function(
-                lambda ctx: _replica_slice(t, ctx.replica_id_in_sync_group, replicas))
-
-        return tuple(None if p is None else tf.nest.map_structure(shard, p) for p in (x, y, sample_weight))
-
-    def _distributed(self, step: Callable, x: Any, y: Any, sample_weight: Any) -> Any:
-        """Run ``step`` on every replica of the model's strategy (inputs already sharded), or directly."""
-        if self._replicas() == 1:
-            return step(x, y, sample_weight)
-        self._engine.strategy.run(step, args=(x, y, sample_weight))
-        return self._metrics_results()
-
-    def _metrics_results(self) -> dict[str, tf.Tensor]:
-        """{'loss': ..., metric names: ...}; non-scalar results reduced by mean."""
-        results = {}
-        for metric in self.metrics:
-            value = metric.result()
-            if isinstance(value, dict):
-                for k, v in value.items():
-                    results[k] = tf.reduce_mean(v)
-            else:
-                results[metric.name] = tf.reduce_mean(value)
-        return results
+        if self.run_eagerly:
+            return block
+        return tf.function(block, jit_compile=self.jit_compile, reduce_retracing=True)
 
     # ----- traced step -------------------------------------------------------------------------------------------
 
     def train_step_traced(self, x: Any, y: Any, sample_weight: Any = None) -> StepTrace:
         """Run one training step on one batch and return the value of every stage (see StepTrace)."""
-        self._assert_compile_was_called("train_step_traced")
+        self._assert_compile_called("train_step_traced")
         state = self._engine
-        if self._replicas() > 1:
+        if self.distribute_strategy.num_replicas_in_sync > 1:
             raise ValueError("train_step_traced runs on one device; build the model outside a distribution strategy")
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
         self._check_batch(x, y, sample_weight)
-        optimizers.build(state.optimizer, self.trainable_variables)
+        data = (x, y) if sample_weight is None else (x, y, sample_weight)
+        self._symbolic_build(data_batch=data)
         if state.traced_function is None:
 
-            def traced(x: Any, y: Any, sample_weight: Any) -> dict[str, Any]:
+            def traced(data: Any) -> dict[str, Any]:
                 record: dict[str, Any] = {}
                 state.active_trace = record
                 try:
-                    logs = self.train_step(None, x, y, sample_weight)
+                    logs = self.train_step(data)
                 finally:
                     state.active_trace = None
-                state.train_counter.assign_add(1)
-                record["weights"] = [tf.identity(w) for w in self.weights]
-                record["optimizer_state"] = optimizers.optimizer_state(state.optimizer, self.trainable_variables)
+                with tf.control_dependencies([t for t in tree.flatten(logs) if isinstance(t, tf.Tensor)]):
+                    state.train_counter.assign_add(1)
+                    record["weights"] = [tf.identity(w) for w in self.weights]
+                record["optimizer_state"] = optimizers.optimizer_state(self.optimizer, self.trainable_variables)
                 record["metrics"] = logs
                 inputs = record.pop("inputs")
                 record["inputs"] = {
@@ -182,9 +164,9 @@ class TrainMixin:
                 record["y_pred"] = _listed(record["y_pred"])
                 return record
 
-            state.traced_function = self._compile_function(traced)
+            state.traced_function = traced if self.run_eagerly else tf.function(traced, reduce_retracing=True)
         step = int(state.train_counter.numpy())
-        record = tf.nest.map_structure(_to_numpy, state.traced_function(x, y, sample_weight))
+        record = tf.nest.map_structure(_to_numpy, state.traced_function(data))
         opt_state = record["optimizer_state"]
         return StepTrace(
             step=step,
@@ -200,7 +182,7 @@ class TrainMixin:
                 "learning_rate": float(opt_state["learning_rate"]),
                 "slots": {k: list(v) for k, v in opt_state["slots"].items()},
             },
-            metrics={k: float(v) for k, v in record["metrics"].items()},
+            metrics={k: float(np.mean(v)) for k, v in record["metrics"].items()},
             variable_names=[v.path if hasattr(v, "path") else v.name for v in self.trainable_variables],
             weight_names=[w.path if hasattr(w, "path") else w.name for w in self.weights],
         )
@@ -217,9 +199,4 @@ def _to_numpy(value: Any) -> Any:
 
 
 def _batch_size(x: Any) -> tf.Tensor:
-    return tf.shape(tf.nest.flatten(x)[0])[0]
-
-
-def _replica_slice(t: tf.Tensor, replica: int, replicas: int) -> tf.Tensor:
-    per = int(t.shape[0]) // replicas
-    return t[replica * per:(replica + 1) * per]
+    return tf.shape(next(t for t in tree.flatten(x) if t is not None))[0]

@@ -45,28 +45,46 @@ namespace TfNetTrain.Reference
             return result;
         }
 
-        /// <summary>Writes the arrays as an uncompressed .npz (entries "key.npy"), replacing an existing file.</summary>
+        /// <summary>
+        /// Writes the arrays as an uncompressed .npz (entries "key.npy"), replacing an existing file: written whole
+        /// into a temporary file beside it, flushed to disk, then renamed, so a reader never sees half a file.
+        /// </summary>
         public static void Save(string path, IEnumerable<KeyValuePair<string, NpyArray>> arrays)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));
             if (arrays == null) throw new ArgumentNullException(nameof(arrays));
-            var names = new HashSet<string>();
-            using (var file = new FileStream(path, FileMode.Create, FileAccess.ReadWrite))
-            using (var zip = new ZipArchive(file, ZipArchiveMode.Create))
+            string temp = path + "." + Guid.NewGuid().ToString("N") + ".tmp";
+            try
             {
-                foreach (var pair in arrays)
+                using (var file = new FileStream(temp, FileMode.CreateNew, FileAccess.ReadWrite))
                 {
-                    if (string.IsNullOrEmpty(pair.Key))
-                        throw new ArgumentException("arrays: expected non-empty keys, got an empty key", nameof(arrays));
-                    if (!names.Add(pair.Key))
-                        throw new ArgumentException("arrays: expected distinct keys, got '" + pair.Key + "' twice", nameof(arrays));
-                    if (pair.Value == null)
-                        throw new ArgumentException("arrays: expected an array for key '" + pair.Key + "', got null", nameof(arrays));
-                    ZipArchiveEntry entry = zip.CreateEntry(pair.Key + ".npy", CompressionLevel.NoCompression);
-                    using (var stream = entry.Open())
-                    {
-                        Npy.Write(stream, pair.Value);
-                    }
+                    using (var zip = new ZipArchive(file, ZipArchiveMode.Create, true)) WriteEntries(zip, arrays);
+                    file.Flush(true);
+                }
+                if (File.Exists(path)) File.Replace(temp, path, null);
+                else File.Move(temp, path);
+            }
+            finally
+            {
+                if (File.Exists(temp)) File.Delete(temp);
+            }
+        }
+
+        private static void WriteEntries(ZipArchive zip, IEnumerable<KeyValuePair<string, NpyArray>> arrays)
+        {
+            var names = new HashSet<string>();
+            foreach (var pair in arrays)
+            {
+                if (string.IsNullOrEmpty(pair.Key))
+                    throw new ArgumentException("arrays: expected non-empty keys, got an empty key", nameof(arrays));
+                if (!names.Add(pair.Key))
+                    throw new ArgumentException("arrays: expected distinct keys, got '" + pair.Key + "' twice", nameof(arrays));
+                if (pair.Value == null)
+                    throw new ArgumentException("arrays: expected an array for key '" + pair.Key + "', got null", nameof(arrays));
+                ZipArchiveEntry entry = zip.CreateEntry(pair.Key + ".npy", CompressionLevel.NoCompression);
+                using (var stream = entry.Open())
+                {
+                    Npy.Write(stream, pair.Value);
                 }
             }
         }

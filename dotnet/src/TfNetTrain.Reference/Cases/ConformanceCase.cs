@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Linq;
+using System.Xml.Linq;
 
 namespace TfNetTrain.Reference
 {
@@ -70,12 +71,11 @@ namespace TfNetTrain.Reference
 
         /// <summary>Reads <paramref name="jsonPath"/> and the .npz with the same stem beside it, and validates both.</summary>
         /// <exception cref="CaseFormatException">A field or array that does not follow the schema.</exception>
-        /// <exception cref="JsonParseException">The JSON is malformed.</exception>
         /// <exception cref="NpyFormatException">The .npz is malformed.</exception>
         public static ConformanceCase Load(string jsonPath)
         {
             if (jsonPath == null) throw new ArgumentNullException(nameof(jsonPath));
-            ConformanceCase result = ParseSpec(JsonReader.ParseFile(jsonPath));
+            ConformanceCase result = ParseSpec(CaseJson.ParseFile(jsonPath));
             string stem = Path.GetFileNameWithoutExtension(jsonPath);
             if (result.Name != stem)
                 throw new CaseFormatException("name", "the file stem \"" + stem + "\"", "string \"" + result.Name + "\"");
@@ -85,15 +85,15 @@ namespace TfNetTrain.Reference
             return result;
         }
 
-        /// <summary>Parses the JSON spec (without arrays) from text.</summary>
+        /// <summary>Parses and validates the JSON spec (without arrays) from text.</summary>
+        /// <exception cref="CaseFormatException">Malformed JSON, or an unknown, missing or wrongly typed field.</exception>
         public static ConformanceCase ParseSpec(string jsonText)
         {
-            return ParseSpec(JsonReader.Parse(jsonText));
+            if (jsonText == null) throw new ArgumentNullException(nameof(jsonText));
+            return ParseSpec(CaseJson.Parse(jsonText));
         }
 
-        /// <summary>Parses and validates the JSON spec (without arrays).</summary>
-        /// <exception cref="CaseFormatException">Unknown, missing or wrongly typed field.</exception>
-        public static ConformanceCase ParseSpec(JsonValue document)
+        private static ConformanceCase ParseSpec(XElement document)
         {
             var top = new FieldReader(document, "");
             top.RejectUnknown(TopLevelFields);
@@ -105,24 +105,25 @@ namespace TfNetTrain.Reference
                 Description = top.OptionalString("description", null),
                 Semantics = top.RequiredEnum<Semantics>("semantics", CaseNames.AllSemantics, CaseNames.TryParse),
             };
-            ParseModel(result, new FieldReader(top.Required("model", JsonKind.Object, "an object"), "model"));
-            result.Loss = ParseLoss(new FieldReader(top.Required("loss", JsonKind.Object, "an object"), "loss"));
-            JsonValue metrics = top.Required("metrics", JsonKind.Array, "a list of metric strings");
-            for (int i = 0; i < metrics.Items.Count; i++)
+            ParseModel(result, new FieldReader(top.Required("model", "object", "an object"), "model"));
+            result.Loss = ParseLoss(new FieldReader(top.Required("loss", "object", "an object"), "loss"));
+            XElement metrics = top.Required("metrics", "array", "a list of metric strings");
+            List<XElement> metricItems = CaseJson.Items(metrics);
+            for (int i = 0; i < metricItems.Count; i++)
             {
-                JsonValue item = metrics.Items[i];
+                XElement item = metricItems[i];
                 string path = "metrics[" + i + "]";
                 string expected = CaseNames.OneOf(CaseNames.MetricNames);
-                if (item.Kind != JsonKind.String || !CaseNames.MetricNames.Contains(item.AsString))
-                    throw new CaseFormatException(path, expected, item.Describe());
-                result.Metrics.Add(item.AsString);
+                if (CaseJson.Kind(item) != "string" || !CaseNames.MetricNames.Contains(item.Value))
+                    throw new CaseFormatException(path, expected, CaseJson.Describe(item));
+                result.Metrics.Add(item.Value);
             }
-            result.Optimizer = ParseOptimizer(new FieldReader(top.Required("optimizer", JsonKind.Object, "an object"), "optimizer"));
+            result.Optimizer = ParseOptimizer(new FieldReader(top.Required("optimizer", "object", "an object"), "optimizer"));
             result.BatchSize = top.RequiredInt("batch_size", 1);
             result.Steps = top.RequiredInt("steps", 1);
             if (top.Has("tolerance"))
             {
-                var tolerance = new FieldReader(top.Required("tolerance", JsonKind.Object, "an object"), "tolerance");
+                var tolerance = new FieldReader(top.Required("tolerance", "object", "an object"), "tolerance");
                 tolerance.RejectUnknown(new[] { "rtol", "atol" });
                 if (tolerance.Has("rtol")) result.Rtol = tolerance.OptionalNumber("rtol", 0, 0, double.PositiveInfinity, false, false);
                 if (tolerance.Has("atol")) result.Atol = tolerance.OptionalNumber("atol", 0, 0, double.PositiveInfinity, false, false);
@@ -134,15 +135,16 @@ namespace TfNetTrain.Reference
         private static void ParseModel(ConformanceCase result, FieldReader model)
         {
             model.RejectUnknown(new[] { "input_shape", "layers" });
-            JsonValue inputShape = model.Required("input_shape", JsonKind.Array, "a list of one positive integer");
-            if (inputShape.Items.Count != 1)
-                throw new CaseFormatException("model.input_shape", "a list of one positive integer", inputShape.Describe());
-            result.InputSize = FieldReader.ToInt(inputShape.Items[0], "model.input_shape[0]", 1);
-            JsonValue layers = model.Required("layers", JsonKind.Array, "a non-empty list of layer objects");
-            if (layers.Items.Count == 0) throw new CaseFormatException("model.layers", "a non-empty list of layer objects", layers.Describe());
-            for (int i = 0; i < layers.Items.Count; i++)
+            XElement inputShape = model.Required("input_shape", "array", "a list of one positive integer");
+            List<XElement> dims = CaseJson.Items(inputShape);
+            if (dims.Count != 1)
+                throw new CaseFormatException("model.input_shape", "a list of one positive integer", CaseJson.Describe(inputShape));
+            result.InputSize = FieldReader.ToInt(dims[0], "model.input_shape[0]", 1);
+            List<XElement> layers = CaseJson.Items(model.Required("layers", "array", "a non-empty list of layer objects"));
+            if (layers.Count == 0) throw new CaseFormatException("model.layers", "a non-empty list of layer objects", "array of 0 items");
+            for (int i = 0; i < layers.Count; i++)
             {
-                var layer = new FieldReader(layers.Items[i], "model.layers[" + i + "]");
+                var layer = new FieldReader(layers[i], "model.layers[" + i + "]");
                 layer.RejectUnknown(new[] { "type", "units", "activation", "use_bias", "kernel_regularizer" });
                 string type = layer.RequiredString("type");
                 if (type != "Dense") throw new CaseFormatException(layer.PathOf("type"), "\"Dense\"", "string \"" + type + "\"");
@@ -158,10 +160,10 @@ namespace TfNetTrain.Reference
         private static double? ParseRegularizer(FieldReader layer, string key)
         {
             if (!layer.Has(key)) return null;
-            JsonValue value = layer.OptionalNullable(key);
+            XElement value = layer.OptionalNullable(key);
             if (value == null) return null;
             const string expected = "null or an object {\"l2\": number >= 0}";
-            if (value.Kind != JsonKind.Object) throw new CaseFormatException(layer.PathOf(key), expected, value.Describe());
+            if (CaseJson.Kind(value) != "object") throw new CaseFormatException(layer.PathOf(key), expected, CaseJson.Describe(value));
             var regularizer = new FieldReader(value, layer.PathOf(key));
             regularizer.RejectUnknown(new[] { "l2" });
             if (!regularizer.Has("l2")) throw new CaseFormatException(regularizer.PathOf("l2"), "a number >= 0", "missing");
@@ -178,11 +180,11 @@ namespace TfNetTrain.Reference
                 const string expected = "null, a Keras 3 name of MSE or MAE (mse, MSE, mean_squared_error, mae, MAE, mean_absolute_error) " +
                     "or a name Keras 3 does not know (in any letter case) when loss.as_string is true";
                 if (!loss.Has("name")) throw new CaseFormatException(loss.PathOf("name"), expected, "missing");
-                JsonValue name = loss.OptionalNullable("name");
+                XElement name = loss.OptionalNullable("name");
                 if (name == null) return LossSpec.FromString(null);
-                if (name.Kind != JsonKind.String || name.AsString.Length == 0 || KerasLossIdentifiers.IsOtherKerasLoss(name.AsString))
-                    throw new CaseFormatException(loss.PathOf("name"), expected, name.Describe());
-                return LossSpec.FromString(name.AsString);
+                if (CaseJson.Kind(name) != "string" || name.Value.Length == 0 || KerasLossIdentifiers.IsOtherKerasLoss(name.Value))
+                    throw new CaseFormatException(loss.PathOf("name"), expected, CaseJson.Describe(name));
+                return LossSpec.FromString(name.Value);
             }
             var kind = loss.RequiredEnum<LossKind>("name", CaseNames.AllLosses, CaseNames.TryParse);
             return new LossSpec(kind, loss.OptionalBool("from_logits", false));

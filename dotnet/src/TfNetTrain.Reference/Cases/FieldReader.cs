@@ -1,21 +1,22 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Xml.Linq;
 
 namespace TfNetTrain.Reference
 {
-    /// <summary>Reads the members of one JSON object by schema, naming each field by its path in errors.</summary>
+    /// <summary>Reads the members of one JSON object (<see cref="CaseJson"/>) by schema, naming each field by its path in errors.</summary>
     internal sealed class FieldReader
     {
-        private readonly JsonValue _object;
+        private readonly Dictionary<string, XElement> _members;
         private readonly string _path;
         private readonly HashSet<string> _read = new HashSet<string>(StringComparer.Ordinal);
 
-        public FieldReader(JsonValue value, string path)
+        public FieldReader(XElement value, string path)
         {
-            if (value.Kind != JsonKind.Object)
-                throw new CaseFormatException(path.Length == 0 ? "(document)" : path, "an object", value.Describe());
-            _object = value;
+            if (CaseJson.Kind(value) != "object")
+                throw new CaseFormatException(path.Length == 0 ? "(document)" : path, "an object", CaseJson.Describe(value));
+            _members = value.Elements().ToDictionary(CaseJson.Key, StringComparer.Ordinal);
             _path = path;
         }
 
@@ -26,98 +27,99 @@ namespace TfNetTrain.Reference
 
         public bool Has(string key)
         {
-            return _object.Has(key);
+            return _members.ContainsKey(key);
         }
 
-        public JsonValue Required(string key, JsonKind kind, string expected)
+        public XElement Required(string key, string kind, string expected)
         {
-            JsonValue value;
+            XElement value;
             _read.Add(key);
-            if (!_object.TryGet(key, out value)) throw new CaseFormatException(PathOf(key), expected, "missing");
-            if (value.Kind != kind) throw new CaseFormatException(PathOf(key), expected, value.Describe());
+            if (!_members.TryGetValue(key, out value)) throw new CaseFormatException(PathOf(key), expected, "missing");
+            if (CaseJson.Kind(value) != kind) throw new CaseFormatException(PathOf(key), expected, CaseJson.Describe(value));
             return value;
         }
 
         public string RequiredString(string key)
         {
-            return Required(key, JsonKind.String, "a string").AsString;
+            return Required(key, "string", "a string").Value;
         }
 
         public string OptionalString(string key, string fallback)
         {
-            return _object.Has(key) ? RequiredString(key) : fallback;
+            return _members.ContainsKey(key) ? RequiredString(key) : fallback;
         }
 
         public T RequiredEnum<T>(string key, IEnumerable<string> names, TryParser<T> parse)
         {
             string expected = CaseNames.OneOf(names);
-            JsonValue value = Required(key, JsonKind.String, expected);
+            XElement value = Required(key, "string", expected);
             T result;
-            if (!parse(value.AsString, out result)) throw new CaseFormatException(PathOf(key), expected, value.Describe());
+            if (!parse(value.Value, out result)) throw new CaseFormatException(PathOf(key), expected, CaseJson.Describe(value));
             return result;
         }
 
         public bool OptionalBool(string key, bool fallback)
         {
-            return _object.Has(key) ? Required(key, JsonKind.Boolean, "a boolean").AsBoolean : fallback;
+            return _members.ContainsKey(key) ? Required(key, "boolean", "a boolean").Value == "true" : fallback;
         }
 
         public int RequiredInt(string key, int minimum)
         {
-            return ToInt(Required(key, JsonKind.Number, IntExpectation(minimum)), PathOf(key), minimum);
+            return ToInt(Required(key, "number", IntExpectation(minimum)), PathOf(key), minimum);
         }
 
         public double OptionalNumber(string key, double fallback, double minimum, double maximum, bool minimumExclusive, bool maximumExclusive)
         {
-            if (!_object.Has(key)) return fallback;
+            if (!_members.ContainsKey(key)) return fallback;
             string expected = RangeExpectation(minimum, maximum, minimumExclusive, maximumExclusive);
-            JsonValue value = Required(key, JsonKind.Number, expected);
-            double x = value.AsNumber;
+            XElement value = Required(key, "number", expected);
+            double x = CaseJson.Number(value);
             bool tooLow = minimumExclusive ? x <= minimum : x < minimum;
             bool tooHigh = maximumExclusive ? x >= maximum : x > maximum;
-            if (tooLow || tooHigh) throw new CaseFormatException(PathOf(key), expected, value.Describe());
+            if (tooLow || tooHigh) throw new CaseFormatException(PathOf(key), expected, CaseJson.Describe(value));
             return x;
         }
 
         /// <summary>The member's value, or null when it is absent or JSON null.</summary>
-        public JsonValue OptionalNullable(string key)
+        public XElement OptionalNullable(string key)
         {
-            JsonValue value;
+            XElement value;
             _read.Add(key);
-            if (!_object.TryGet(key, out value) || value.Kind == JsonKind.Null) return null;
+            if (!_members.TryGetValue(key, out value) || CaseJson.Kind(value) == "null") return null;
             return value;
         }
 
         /// <summary>A positive number or null (= off); absent also means off.</summary>
         public double? OptionalPositiveOrNull(string key)
         {
-            JsonValue value;
-            if (!_object.TryGet(key, out value)) return null;
+            XElement value;
+            if (!_members.TryGetValue(key, out value)) return null;
             _read.Add(key);
-            if (value.Kind == JsonKind.Null) return null;
-            if (value.Kind != JsonKind.Number || !(value.AsNumber > 0))
-                throw new CaseFormatException(PathOf(key), "a number > 0 or null", value.Describe());
-            return value.AsNumber;
+            if (CaseJson.Kind(value) == "null") return null;
+            if (CaseJson.Kind(value) != "number" || !(CaseJson.Number(value) > 0))
+                throw new CaseFormatException(PathOf(key), "a number > 0 or null", CaseJson.Describe(value));
+            return CaseJson.Number(value);
         }
 
         public void RejectUnknown(IEnumerable<string> allowed)
         {
             var known = new HashSet<string>(allowed, StringComparer.Ordinal);
-            foreach (var member in _object.Members)
+            foreach (var member in _members)
             {
                 if (!known.Contains(member.Key))
                     throw new CaseFormatException(PathOf(member.Key),
                         "no such field (allowed here: " + string.Join(", ", known.OrderBy(k => k, StringComparer.Ordinal)) + ")",
-                        member.Value.Describe());
+                        CaseJson.Describe(member.Value));
             }
         }
 
-        public static int ToInt(JsonValue value, string path, int minimum)
+        public static int ToInt(XElement value, string path, int minimum)
         {
             string expected = IntExpectation(minimum);
-            if (value.Kind != JsonKind.Number || !value.IsInteger || value.AsNumber < minimum || value.AsNumber > int.MaxValue)
-                throw new CaseFormatException(path, expected, value.Describe());
-            return (int)value.AsNumber;
+            if (CaseJson.Kind(value) != "number" || !CaseJson.IsInteger(value) || CaseJson.Number(value) < minimum ||
+                CaseJson.Number(value) > int.MaxValue)
+                throw new CaseFormatException(path, expected, CaseJson.Describe(value));
+            return (int)CaseJson.Number(value);
         }
 
         private static string IntExpectation(int minimum)

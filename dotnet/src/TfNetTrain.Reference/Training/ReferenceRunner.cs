@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Globalization;
 
 namespace TfNetTrain.Reference
 {
@@ -18,19 +17,12 @@ namespace TfNetTrain.Reference
 
         /// <summary>
         /// Loads the case at <paramref name="caseJsonPath"/> (its .npz beside it), runs it and writes every trace to
-        /// <paramref name="outNpzPath"/> under keys "step{i}/&lt;flat key&gt;".
+        /// <paramref name="outNpzPath"/> as a <see cref="TraceFile"/>.
         /// </summary>
         public static void RunToNpz(string caseJsonPath, string outNpzPath)
         {
             if (outNpzPath == null) throw new ArgumentNullException(nameof(outNpzPath));
-            List<Dictionary<string, NpyArray>> traces = Run(ConformanceCase.Load(caseJsonPath));
-            var arrays = new List<KeyValuePair<string, NpyArray>>();
-            for (int step = 0; step < traces.Count; step++)
-            {
-                string prefix = "step" + step.ToString(CultureInfo.InvariantCulture) + "/";
-                foreach (var entry in traces[step]) arrays.Add(new KeyValuePair<string, NpyArray>(prefix + entry.Key, entry.Value));
-            }
-            Npz.Save(outNpzPath, arrays);
+            TraceFile.Write(outNpzPath, Run(ConformanceCase.Load(caseJsonPath)));
         }
     }
 }

@@ -1,80 +1,53 @@
-"""DataHandler: epochs, steps per epoch and steps per execution over an adapter (DataHandler.cs)."""
+"""DataHandler: epochs and steps over an adapter, handed to the loops as named blocks (DataHandler.cs).
+
+Keras's ``TFEpochIterator`` owns step counting (``steps_per_epoch``, ``steps_per_execution``, running out of data,
+distribution); the handler picks the adapter — the engine's tensor fast path for in-memory arrays, Keras's
+adapters for everything else (tf.data, generators, PyDataset, ragged and sparse tensors) — and names each block.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import tensorflow as tf
+from keras.src.backend.tensorflow.trainer import TFEpochIterator
+from keras.src.trainers import data_adapters
+from keras.src.trainers.data_adapters import data_adapter_utils
 
-from tfnet_train.engine.data.adapter import Batch, DataAdapter
-from tfnet_train.engine.data.dataset import DatasetAdapter
-from tfnet_train.engine.data.tensor_like import TensorLikeDataAdapter, to_tensor
-
-
-class EpochIterator:
-    """One epoch's blocks with one-block lookahead, so the step loop knows when data runs out."""
-
-    def __init__(self, blocks: Iterator[tuple[int, bool, Batch]], limit: int | None) -> None:
-        self._blocks = blocks
-        self._limit = limit
-        self._taken = 0
-        self._next: tuple[int, bool, Batch] | None = None
-
-    def has_next(self) -> bool:
-        if self._limit is not None and self._taken >= self._limit:
-            return False
-        if self._next is None:
-            self._next = next(self._blocks, None)
-        return self._next is not None
-
-    def __iter__(self) -> EpochIterator:
-        return self
-
-    def __next__(self) -> tuple[int, bool, Batch]:
-        if not self.has_next():
-            raise StopIteration
-        block, self._next = self._next, None
-        assert block is not None
-        if self._limit is not None and self._taken + block[0] > self._limit:
-            block = _first_steps(block, self._limit - self._taken)
-        self._taken += block[0]
-        return block
+from tfnet_train.engine.data.tensor_like import ArrayBatches, Batch, TensorLikeDataAdapter, is_tensor_like
+from tfnet_train.semantics import KERAS_PROFILE, Profile
 
 
-def _first_steps(block: tuple[int, bool, Batch], count: int) -> tuple[int, bool, Batch]:
-    steps, stacked, data = block
-    if not stacked:
-        return block
-    return count, True, tuple(None if p is None else tf.nest.map_structure(lambda t: t[:count], p) for p in data)
+class Block(NamedTuple):
+    """One execution of the compiled function: steps ``begin``..``end`` read from ``iterator``.
+
+    ``end`` is ``begin + steps_per_execution - 1`` even when the data runs out sooner, as Keras numbers the
+    batches it gives ``on_*_batch_end``.
+    """
+
+    begin: int
+    end: int
+    iterator: Any
 
 
-def class_weight_to_sample_weight(y: Any, class_weight: dict[int, float]) -> np.ndarray:
-    """Per-sample weights from a {class index: weight} dict; keys must be exactly 0..n-1."""
-    if not isinstance(class_weight, dict) or not class_weight:
-        raise ValueError(f"class_weight must be a non-empty dict {{class index: weight}}, got {class_weight!r}")
-    keys = list(class_weight)
-    if not all(isinstance(k, int | np.integer) and not isinstance(k, bool) for k in keys):
-        raise ValueError(f"class_weight keys must be integers 0..n-1, got keys {keys!r}")
-    if sorted(int(k) for k in keys) != list(range(len(keys))):
-        raise ValueError(f"class_weight keys must be 0..{len(keys) - 1} without gaps, got keys {sorted(keys)!r}")
-    if y is None or isinstance(y, list | tuple | dict):
-        raise ValueError("class_weight needs a single target array y")
-    labels = np.asarray(y)
-    if labels.ndim > 1:
-        labels = np.argmax(labels, axis=-1) if labels.shape[-1] != 1 else np.squeeze(labels, axis=-1)
-    labels = np.round(labels).astype(np.int64)
-    table = np.array([class_weight[k] for k in sorted(class_weight)], dtype=np.float32)
-    if labels.size and (labels.min() < 0 or labels.max() >= len(table)):
-        raise ValueError(
-            f"class_weight has weights for classes 0..{len(table) - 1}, but y holds class {int(labels.max())}"
-        )
-    return table[labels]
+def check_batch_size(batch_size: Any) -> None:
+    """ValueError unless batch_size is None or an integer >= 1 (TF.NET's -1 means "default" in C# only)."""
+    if batch_size is None:
+        return
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
+        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r} (None for the default)")
 
 
-class DataHandler:
-    """Hands the fit/evaluate/predict loops one iterator per epoch and the step indices within it."""
+def check_steps(name: str, steps: Any) -> None:
+    if steps is None:
+        return
+    if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or (steps < 1 and steps != -1):
+        raise ValueError(f"{name} must be None or an integer >= 1, got {steps!r}")
+
+
+class DataHandler(TFEpochIterator):
+    """Yields a ``Block`` per execution; one instance serves every epoch of a fit."""
 
     def __init__(
         self,
@@ -83,87 +56,66 @@ class DataHandler:
         sample_weight: Any = None,
         batch_size: int | None = None,
         steps_per_epoch: int | None = None,
-        initial_epoch: int = 0,
-        epochs: int = 1,
-        shuffle: bool = False,
+        shuffle: bool | str = False,
         class_weight: dict[int, float] | None = None,
         steps_per_execution: int = 1,
-        semantics: str = "keras",
+        profile: Profile = KERAS_PROFILE,
         seed: int | None = None,
+        distribute_strategy: tf.distribute.Strategy | None = None,
     ) -> None:
-        if not isinstance(epochs, int | np.integer) or epochs < 0:
-            raise ValueError(f"epochs must be an integer >= 0, got {epochs!r}")
-        if not isinstance(initial_epoch, int | np.integer) or initial_epoch < 0:
-            raise ValueError(f"initial_epoch must be an integer >= 0, got {initial_epoch!r}")
-        if steps_per_epoch is not None and (not isinstance(steps_per_epoch, int | np.integer) or steps_per_epoch < 1):
-            raise ValueError(f"steps_per_epoch must be None or an integer >= 1, got {steps_per_epoch!r}")
-        self._initial_epoch, self._epochs = int(initial_epoch), int(epochs)
-        self._steps_per_execution = int(steps_per_execution)
-        self.step_increment = 0
-        self._current_step = 0
-        self._iterator: EpochIterator | None = None
-        if isinstance(x, tf.data.Dataset):
-            if y is not None or sample_weight is not None:
-                raise ValueError("y and sample_weight must be None when x is a tf.data.Dataset (it yields them)")
-            if class_weight is not None:  # TF.NET maps to (x, y, class weights): it drops the dataset's own weights
-                keep = semantics != "tfnet"
-                x = x.map(lambda *e: _weight_element(e, class_weight, keep_sample_weight=keep))
-            self._adapter: DataAdapter = DatasetAdapter(x)
-            if self._adapter.is_infinite and steps_per_epoch is None:
-                raise ValueError("steps_per_epoch must be given for an infinite tf.data.Dataset")
+        check_batch_size(batch_size)
+        check_steps("steps_per_epoch", steps_per_epoch)
+        strategy = distribute_strategy or tf.distribute.get_strategy()
+        self.fast = is_tensor_like((x, y, sample_weight)) and strategy.num_replicas_in_sync == 1
+        fit_level = None
+        if class_weight is not None:
+            check_class_weight(class_weight, contiguous=profile.tfnet_class_weights)
+        if class_weight is not None and profile.tfnet_class_weights:
+            x, y, sample_weight, fit_level = _tfnet_class_weights(x, y, sample_weight, class_weight, batch_size)
+            class_weight = None
+        if self.fast:
+            adapter = TensorLikeDataAdapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
+                                            shuffle=shuffle, class_weight=class_weight, seed=seed)
         else:
-            fit_level_weights = None
-            if class_weight is not None:
-                cw = class_weight_to_sample_weight(_as_numpy(y), class_weight)
-                if sample_weight is not None:
-                    if semantics != "tfnet":
-                        raise ValueError("class_weight and sample_weight cannot be used together (Keras 3 rule)")
-                    fit_level_weights, cw = to_tensor(sample_weight, "sample_weight"), None
-                sample_weight = cw
-            self._adapter = TensorLikeDataAdapter(x, y, sample_weight, batch_size, shuffle, seed)
-            if fit_level_weights is not None:
-                self._adapter = FitLevelClassWeights(self._adapter, class_weight, fit_level_weights)
-        self._steps_per_epoch = steps_per_epoch
-        self.inferred_steps = steps_per_epoch if steps_per_epoch is not None else self._adapter.get_size()
+            adapter = data_adapters.get_data_adapter(x, y, sample_weight, batch_size=batch_size,
+                                                     steps_per_epoch=steps_per_epoch, shuffle=shuffle,
+                                                     class_weight=class_weight)
+        if fit_level is not None and not self.fast:
+            raise ValueError("class_weight with sample_weight under semantics='tfnet' needs in-memory arrays "
+                             "on one device")
+        self._fit_level = fit_level
+        if self.fast:  # Keras's EpochIterator state, without building a tf.data pipeline
+            self.steps_per_epoch = steps_per_epoch
+            self.steps_per_execution = steps_per_execution
+            self._current_iterator = None
+            self._epoch_iterator = None
+            self._steps_seen = 0
+            self.data_adapter = adapter
+            self._num_batches = adapter.num_batches
+            self._distribute_strategy = strategy
+        else:
+            super().__init__(distribute_strategy=strategy, x=adapter, steps_per_epoch=steps_per_epoch,
+                             steps_per_execution=steps_per_execution)
 
-    @property
-    def adapter(self) -> DataAdapter:
-        return self._adapter
+    def _get_iterator(self) -> Any:
+        if not self.fast:
+            return super()._get_iterator()
+        batches = self.data_adapter.epoch_batches()
+        return batches if self._fit_level is None else self._fit_level.wrap(batches)
 
-    def enumerate_epochs(self) -> Iterator[tuple[int, EpochIterator]]:
-        """Yield ``(epoch, iterator)`` for each epoch from initial_epoch to epochs - 1."""
-        continuing: Iterator[tuple[int, bool, Batch]] | None = None
-        for epoch in range(self._initial_epoch, self._epochs):
-            if self._steps_per_epoch is None:
-                blocks = self._adapter.epoch_iterator(self._steps_per_execution)
-            else:  # run on across data epochs until steps_per_epoch steps are done, as Keras does
-                if continuing is None:
-                    continuing = self._endless_blocks()
-                blocks = continuing
-            self._iterator = EpochIterator(blocks, self._steps_per_epoch)
-            yield epoch, self._iterator
+    def __next__(self) -> Block:
+        begin, end, iterator = next(self._epoch_iterator)
+        return Block(begin, end, iterator)
 
-    def _endless_blocks(self) -> Iterator[tuple[int, bool, Batch]]:
-        while True:
-            produced = False
-            for block in self._adapter.epoch_iterator(self._steps_per_execution):
-                produced = True
-                yield block
-            if not produced:
-                return
-
-    def steps(self) -> Iterator[int]:
-        """Yield the index of the first step of each execution in the current epoch."""
-        self._current_step = 0
-        iterator = self._iterator
-        while iterator is not None and iterator.has_next():
-            self.step_increment = 0
-            yield self._current_step
-            self._current_step += self.step_increment + 1
-
-
-def _as_numpy(y: Any) -> Any:
-    return y.numpy() if isinstance(y, tf.Tensor) else y
+    def first_batch(self) -> Batch:
+        """The first batch of the data, without consuming an epoch (to build the model before tracing)."""
+        if self.fast:
+            return next(self.data_adapter.epoch_batches())
+        for block in self:
+            batch = next(block.iterator)
+            self.reset()
+            return batch
+        raise ValueError("the data produced no batches")
 
 
 def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:
@@ -175,24 +127,61 @@ def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:
     return tf.cast(tf.round(tf.cast(labels, tf.float32)), tf.int64)
 
 
-def _weight_table(class_weight: dict[int, float]) -> tf.Tensor:
-    return tf.constant([class_weight[k] for k in sorted(class_weight)], tf.float32)
+def check_class_weight(class_weight: Any, contiguous: bool = True) -> list[float]:
+    """The weight table of a {class index: weight} dict; with ``contiguous`` (TF.NET) the keys must be exactly
+    0..n-1, otherwise any non-negative integers (Keras weighs classes without a key by 1.0)."""
+    if not isinstance(class_weight, dict) or not class_weight:
+        raise ValueError(f"class_weight must be a non-empty dict {{class index: weight}}, got {class_weight!r}")
+    keys = list(class_weight)
+    if not all(isinstance(k, int | np.integer) and not isinstance(k, bool) for k in keys):
+        raise ValueError(f"class_weight keys must be integers 0..n-1, got keys {keys!r}")
+    if not contiguous:
+        if min(int(k) for k in keys) < 0:
+            raise ValueError(f"class_weight keys must be class indices >= 0, got keys {sorted(keys)!r}")
+        return []
+    if sorted(int(k) for k in keys) != list(range(len(keys))):
+        raise ValueError(f"class_weight keys must be 0..{len(keys) - 1} without gaps, got keys {sorted(keys)!r}")
+    return [float(class_weight[k]) for k in sorted(class_weight)]
 
 
-def _weight_element(
-    element: tuple[Any, ...], class_weight: dict[int, float], keep_sample_weight: bool = True
-) -> tuple[Any, ...]:
-    if len(element) < 2:
-        raise ValueError("class_weight needs a dataset of (x, y) elements")
-    x, y = element[0], element[1]
-    weights = tf.gather(_weight_table(class_weight), _class_ids(y))
-    if len(element) == 3 and keep_sample_weight:
-        raise ValueError("class_weight and sample_weight cannot be used together (Keras 3 rule): "
-                         "the dataset already yields sample weights")
-    return x, y, weights
+def class_weight_to_sample_weight(y: Any, class_weight: dict[int, float]) -> np.ndarray:
+    """Per-sample weights from a {class index: weight} dict; keys must be exactly 0..n-1."""
+    table = np.asarray(check_class_weight(class_weight), dtype=np.float32)
+    if y is None or isinstance(y, list | tuple | dict):
+        raise ValueError("class_weight needs a single target array y")
+    labels = np.asarray(y.numpy() if isinstance(y, tf.Tensor) else y)
+    if labels.ndim > 1:
+        labels = np.argmax(labels, axis=-1) if labels.shape[-1] != 1 else np.squeeze(labels, axis=-1)
+    labels = np.round(labels).astype(np.int64)
+    if labels.size and (labels.min() < 0 or labels.max() >= len(table)):
+        raise ValueError(
+            f"class_weight has weights for classes 0..{len(table) - 1}, but y holds class {int(labels.max())}"
+        )
+    return table[labels]
 
 
-class FitLevelClassWeights(DataAdapter):
+def _tfnet_class_weights(x: Any, y: Any, sample_weight: Any, class_weight: dict, batch_size: int | None
+                         ) -> tuple[Any, Any, Any, FitLevelClassWeights | None]:
+    """TF.NET's class-weight map: per-batch class weights as the sample weights (a dataset's own are dropped);
+    with a fit-level sample_weight, each batch's class weights times that whole array."""
+    if isinstance(x, tf.data.Dataset):
+        table = tf.constant(check_class_weight(class_weight), tf.float32)
+
+        def weigh(*element: Any) -> tuple[Any, Any, Any]:
+            if len(element) < 2:
+                raise ValueError("class_weight needs a dataset of (x, y) elements")
+            return element[0], element[1], tf.gather(table, _class_ids(element[1]))
+
+        return x.map(weigh), None, None, None
+    weights = class_weight_to_sample_weight(y, class_weight)
+    if sample_weight is None:
+        return x, y, weights, None
+    fit_level = FitLevelClassWeights(class_weight, sample_weight, num_samples=len(weights),
+                                     batch_size=batch_size or 32)
+    return x, y, None, fit_level
+
+
+class FitLevelClassWeights:
     """semantics='tfnet' with class_weight and sample_weight: each batch's weights are its class weights times the
     WHOLE fit-level sample_weight array, as TF.NET's class-weight map reads the fit argument, not the batch's rows.
 
@@ -200,8 +189,9 @@ class FitLevelClassWeights(DataAdapter):
     (TF.NET fails inside TensorFlow with incompatible shapes at the first step).
     """
 
-    def __init__(self, inner: TensorLikeDataAdapter, class_weight: dict[int, float], fit_weights: tf.Tensor) -> None:
-        n, batch_size = inner.num_samples, inner.batch_size
+    def __init__(self, class_weight: dict, fit_weights: Any, num_samples: int, batch_size: int) -> None:
+        n = num_samples
+        fit_weights = tf.cast(tf.reshape(tf.convert_to_tensor(fit_weights), [-1]), tf.float32)
         if int(fit_weights.shape[0]) != n:
             raise ValueError(f"x and sample_weight must have the same number of samples, got x: {n}, "
                              f"sample_weight: {int(fit_weights.shape[0])}")
@@ -211,18 +201,31 @@ class FitLevelClassWeights(DataAdapter):
                 f"samples, got batch_size={batch_size}: TensorFlow.NET multiplies each batch's class weights by "
                 f"the whole sample_weight array ({n} values), which fails for batches of {batch_size} rows"
             )
-        self._inner = inner
-        self.batch_size = batch_size
-        self._table = _weight_table(class_weight)
-        self._fit_weights = tf.cast(tf.reshape(fit_weights, [-1]), tf.float32)
+        self._table = tf.constant(check_class_weight(class_weight), tf.float32)
+        self._fit_weights = fit_weights
 
-    def get_size(self) -> int:
-        return self._inner.get_size()
+    def wrap(self, batches: ArrayBatches) -> _Weighted:
+        return _Weighted(batches, self)
 
-    def get_dataset(self) -> Any:
-        return self._inner.get_dataset()
+    def weigh(self, batch: Batch | None, batch_dims: int = 1) -> Batch | None:
+        if batch is None:
+            return None
+        x, y, _ = data_adapter_utils.unpack_x_y_sample_weight(batch)
+        return x, y, tf.gather(self._table, _class_ids(y, batch_dims)) * self._fit_weights
 
-    def epoch_iterator(self, steps_per_execution: int = 1) -> Iterator[tuple[int, bool, Batch]]:
-        for steps, stacked, (x, y, _) in self._inner.epoch_iterator(steps_per_execution):
-            weights = tf.gather(self._table, _class_ids(y, 2 if stacked else 1)) * self._fit_weights
-            yield steps, stacked, (x, y, weights)
+
+class _Weighted:
+    """ArrayBatches whose sample weights are replaced by FitLevelClassWeights."""
+
+    def __init__(self, batches: ArrayBatches, weights: FitLevelClassWeights) -> None:
+        self._batches, self._weights = batches, weights
+
+    def __iter__(self) -> _Weighted:
+        return self
+
+    def __next__(self) -> Batch:
+        return self._weights.weigh(next(self._batches))
+
+    def take(self, count: int) -> tuple[Batch | None, Batch | None]:
+        stacked, tail = self._batches.take(count)
+        return self._weights.weigh(stacked, batch_dims=2), self._weights.weigh(tail)

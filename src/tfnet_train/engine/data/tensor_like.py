@@ -1,21 +1,40 @@
-"""TensorLikeDataAdapter: in-memory arrays and tensors, batched, optionally shuffled (TensorLikeDataAdapter.cs)."""
+"""TensorLikeDataAdapter: in-memory arrays batched without tf.data (TensorLikeDataAdapter.cs).
+
+Keras's ``ArrayDataAdapter`` checks the arrays, applies class weights and counts batches; this subclass only
+replaces how an epoch's batches are produced: one gather (when shuffling) and one split per array per epoch,
+handed out as tensors, because per-step tf.data iteration costs more than the step itself for small models.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
+from keras.src import tree
+from keras.src.trainers.data_adapters import array_slicing, data_adapter_utils
+from keras.src.trainers.data_adapters.array_data_adapter import ArrayDataAdapter
 
-from tfnet_train.engine.data.adapter import Batch, DataAdapter
+Batch = tuple[Any, ...]
 
-DEFAULT_BATCH_SIZE = 32
+
+def is_tensor_like(data: Any) -> bool:
+    """True when every leaf of ``data`` is a dense NumPy array or TensorFlow tensor (the fast path's inputs)."""
+    leaves = [leaf for leaf in tree.flatten(data) if leaf is not None]
+    if not leaves:
+        return False
+    for leaf in leaves:
+        if isinstance(leaf, np.ndarray):
+            if leaf.dtype == object:
+                return False
+        elif not isinstance(leaf, tf.Tensor) or isinstance(leaf, tf.SparseTensor | tf.RaggedTensor):
+            return False
+    return True
 
 
 def to_tensor(value: Any, name: str) -> tf.Tensor:
-    """Convert one array-like to a tensor: float64 becomes float32 (Keras floatx); non-numeric data is refused."""
+    """One array-like as a tensor: float64 becomes float32 (Keras floatx); non-numeric data is refused."""
     if isinstance(value, tf.Tensor | tf.Variable):
         t = tf.convert_to_tensor(value)
         return tf.cast(t, tf.float32) if t.dtype == tf.float64 else t
@@ -33,108 +52,107 @@ def to_tensor(value: Any, name: str) -> tf.Tensor:
 
 
 def structure_to_tensors(value: Any, name: str) -> Any:
-    """Apply to_tensor to every leaf of a list/tuple/dict structure (None stays None)."""
+    """to_tensor on every leaf of a list/tuple/dict structure (None stays None)."""
     if value is None:
         return None
     if isinstance(value, dict):
-        return {k: to_tensor(v, f"{name}[{k!r}]") for k, v in value.items()}
-    if isinstance(value, list | tuple) and value and not np.isscalar(value[0]) and _is_array_like(value[0]):
-        return [to_tensor(v, f"{name}[{i}]") for i, v in enumerate(value)]
+        return {k: structure_to_tensors(v, f"{name}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, list | tuple) and value and _is_array_like(value[0]):
+        return type(value)(structure_to_tensors(v, f"{name}[{i}]") for i, v in enumerate(value))
     return to_tensor(value, name)
 
 
 def _is_array_like(v: Any) -> bool:
-    return isinstance(v, np.ndarray | tf.Tensor | tf.Variable) or (
+    return v is None or isinstance(v, np.ndarray | tf.Tensor | tf.Variable | dict) or (
         isinstance(v, list | tuple) and len(v) > 0 and isinstance(v[0], list | tuple | np.ndarray)
     )
 
 
-def num_samples(value: Any, name: str) -> int:
-    """Common leading dimension of every leaf; ValueError naming the leaves when they differ."""
-    leaves = tf.nest.flatten(value)
-    sizes = {int(t.shape[0]) for t in leaves}
-    if len(sizes) != 1:
-        raise ValueError(f"all arrays in {name} must have the same number of samples, got sizes {sorted(sizes)}")
-    return sizes.pop()
+class ArrayBatches:
+    """One pass over in-memory data: single batches (``next``) or runs of batches (``take``)."""
+
+    def __init__(self, inputs: Batch, num_samples: int, batch_size: int, order: np.ndarray | None) -> None:
+        self._structure = inputs
+        leaves = [tf.gather(t, order) if order is not None else t for t in tree.flatten(inputs)]
+        self._full = num_samples // batch_size
+        self._sizes = [batch_size] * self._full + ([num_samples % batch_size] if num_samples % batch_size else [])
+        self._batch_size = batch_size
+        self._leaves = leaves
+        self._pieces: list[list[tf.Tensor]] | None = None
+        self._position = 0
+
+    def __len__(self) -> int:
+        return len(self._sizes)
+
+    def __iter__(self) -> ArrayBatches:
+        return self
+
+    def __next__(self) -> Batch:
+        if self._position >= len(self._sizes):
+            raise StopIteration
+        batch = self._batch(self._position)
+        self._position += 1
+        return batch
+
+    def take(self, count: int) -> tuple[Batch | None, Batch | None]:
+        """Up to ``count`` next batches: the full ones stacked as ``(k, batch, ...)``, the partial last batch apart.
+
+        Either part is None when empty; both are None when the data is exhausted.
+        """
+        start = self._position
+        full = max(0, min(count, self._full - start))
+        stacked = None
+        if full:
+            rows = slice(start * self._batch_size, (start + full) * self._batch_size)
+            stacked = self._pack([tf.reshape(t[rows], [full, self._batch_size, *t.shape[1:]]) for t in self._leaves])
+        self._position += full
+        tail = None
+        if full < count and self._position < len(self._sizes):
+            tail = next(self)
+        return stacked, tail
+
+    def _batch(self, index: int) -> Batch:
+        if self._pieces is None:  # one split per array per pass, on first use
+            self._pieces = [tf.split(t, self._sizes) if len(self._sizes) > 1 else [t] for t in self._leaves]
+        return self._pack([pieces[index] for pieces in self._pieces])
+
+    def _pack(self, leaves: list[tf.Tensor]) -> Batch:
+        return tree.pack_sequence_as(self._structure, leaves)
 
 
-class TensorLikeDataAdapter(DataAdapter):
-    """Batches of (x, y, sample_weight) from arrays; the last partial batch is kept; seeded shuffle per epoch."""
+class TensorLikeDataAdapter(ArrayDataAdapter):
+    """Keras's ArrayDataAdapter whose epochs are ``ArrayBatches`` of tensors (seeded NumPy shuffle)."""
 
-    def __init__(
-        self,
-        x: Any,
-        y: Any = None,
-        sample_weight: Any = None,
-        batch_size: int | None = None,
-        shuffle: bool = False,
-        seed: int | None = None,
-    ) -> None:
-        if x is None:
-            raise ValueError("x must be given: got None")
-        self._x = structure_to_tensors(x, "x")
-        self._y = structure_to_tensors(y, "y")
-        self._sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
-        n = num_samples(self._x, "x")
-        for name, value in (("y", self._y), ("sample_weight", self._sample_weight)):
-            if value is not None:
-                m = num_samples(value, name)
-                if m != n:
-                    raise ValueError(f"x and {name} must have the same number of samples, got x: {n}, {name}: {m}")
-        if n == 0:
+    def __init__(self, x: Any, y: Any = None, sample_weight: Any = None, batch_size: int | None = None,
+                 steps: int | None = None, shuffle: bool | str = False, class_weight: Any = None,
+                 seed: int | None = None) -> None:
+        super().__init__(x, y, sample_weight=sample_weight, batch_size=batch_size, steps=steps, shuffle=shuffle,
+                         class_weight=class_weight)
+        if self._num_samples == 0:
             raise ValueError("x is empty: got 0 samples")
-        if batch_size is None or batch_size == -1:
-            batch_size = DEFAULT_BATCH_SIZE
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
-            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-        self.batch_size = int(batch_size)
-        self.num_samples = n
-        self._shuffle = bool(shuffle)
+        sliceable = array_slicing.convert_to_sliceable(self._inputs, target_backend="tensorflow")
+        self._tensors = tree.map_structure(lambda a: None if a is None else tf.convert_to_tensor(a), sliceable)
         self._rng = np.random.default_rng(seed)
 
-    def get_size(self) -> int:
-        return math.ceil(self.num_samples / self.batch_size)
+    @property
+    def num_samples(self) -> int:
+        return self._num_samples
 
-    def get_dataset(self) -> tuple[Any, Any, Any]:
-        return self._x, self._y, self._sample_weight
+    def epoch_batches(self) -> ArrayBatches:
+        """A fresh pass over the data, shuffled when asked (``"batch"`` shuffles whole batches, as in Keras)."""
+        n, bs = self._num_samples, self._batch_size
+        order = None
+        if self._shuffle == "batch":
+            blocks = self._rng.permutation(math.ceil(n / bs))
+            order = np.concatenate([np.arange(b * bs, min((b + 1) * bs, n)) for b in blocks])
+        elif self._shuffle:
+            order = self._rng.permutation(n)
+        return ArrayBatches(self._tensors, n, bs, order)
 
-    def _segments(self, steps_per_execution: int) -> list[tuple[int, bool, int]]:
-        """(steps, stacked, rows) for each execution of one epoch: blocks of full batches, then the partial batch."""
-        n, bs = self.num_samples, self.batch_size
-        full, segments, step = n // bs, [], 0
-        while step < full:
-            count = min(steps_per_execution, full - step)
-            segments.append((count, steps_per_execution > 1, count * bs))
-            step += count
-        if n % bs:
-            segments.append((1, False, n % bs))
-        return segments
+    def get_numpy_iterator(self) -> Any:
+        return (tree.map_structure(lambda t: None if t is None else t.numpy(), b) for b in self.epoch_batches())
 
-    def epoch_iterator(self, steps_per_execution: int = 1) -> Iterator[tuple[int, bool, Batch]]:
-        """Yield ``(steps, stacked, batch)``; stacked blocks hold ``steps`` full batches as (steps, B, ...).
 
-        One gather (when shuffling) and one split per array per epoch: per-step slicing costs more than the step
-        itself for small models.
-        """
-        segments = self._segments(steps_per_execution)
-        sizes = [rows for _, _, rows in segments]
-        order = tf.constant(self._rng.permutation(self.num_samples)) if self._shuffle else None
-
-        def split(t: tf.Tensor) -> list[tf.Tensor]:
-            t = t if order is None else tf.gather(t, order)
-            return tf.split(t, sizes) if len(sizes) > 1 else [t]
-
-        structures = (self._x, self._y, self._sample_weight)
-        pieces = [None if p is None else [split(t) for t in tf.nest.flatten(p)] for p in structures]
-        bs = self.batch_size
-        for i, (steps, stacked, _) in enumerate(segments):
-            batch = []
-            for structure, leaves in zip(structures, pieces, strict=True):
-                if structure is None:
-                    batch.append(None)
-                    continue
-                chosen = [leaf[i] for leaf in leaves]
-                if stacked:
-                    chosen = [tf.reshape(t, [steps, bs, *t.shape[1:]]) for t in chosen]
-                batch.append(tf.nest.pack_sequence_as(structure, chosen))
-            yield steps, stacked, tuple(batch)
+def unpack_x_y_sample_weight(data: Any) -> tuple[Any, Any, Any]:
+    """(x, y, sample_weight) from one batch, as Keras unpacks it."""
+    return data_adapter_utils.unpack_x_y_sample_weight(data)
