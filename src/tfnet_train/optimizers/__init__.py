@@ -122,8 +122,18 @@ def set_semantics(optimizer: Any, semantics: str) -> None:
 
 
 def build(optimizer: Any, variables: Sequence[Any]) -> None:
-    """Create the optimizer's variables for ``variables`` once (Keras's ``build`` may not be repeated)."""
-    if not optimizer.built:
+    """Create the optimizer's variables for ``variables`` once (Keras's ``build`` may not be repeated).
+
+    Without a distribution strategy they are created eagerly even while a step function is traced, so an
+    XLA-compiled step (which cannot create variables) works on its first call; under a strategy Keras's
+    fit-time build or ``apply`` creates them in the strategy's scope.
+    """
+    if optimizer.built:
+        return
+    if tf.distribute.has_strategy():
+        optimizer.build(list(variables))
+        return
+    with tf.init_scope():
         optimizer.build(list(variables))
 
 
@@ -167,6 +177,8 @@ def apply_gradients(optimizer: Any, grads: Sequence[Any], variables: Sequence[An
     dynamic scale, a power of two, so its division returns exactly the clipped values.
     """
     grads, variables = list(grads), list(variables)
+    if not tf.distribute.has_strategy():
+        build(optimizer, variables)
     if isinstance(optimizer, OptimizerV2):
         optimizer.apply_gradients(zip(grads, variables, strict=True), experimental_aggregate_gradients=False)
         return
