@@ -33,7 +33,7 @@ public static class Host
             var model = Keras.Sequential(Layers.Input(4), Layers.Dense(3, kernelInitializer: "ones"));
             model.Compile("sgd", "mse");
             var x = new NDArray(new float[] { 1, 1, 1, 1 }, 1, 4);
-            float loss = model.TrainStep(x, new NDArray(new float[3], 1, 3))["loss"];
+            float loss = model.TrainOnBatch(x, new NDArray(new float[3], 1, 3))["loss"];
             Console.WriteLine("version=" + Environment.Version);
             Console.WriteLine("loss=" + loss.ToString(System.Globalization.CultureInfo.InvariantCulture));
             Console.WriteLine("runtime=" + (Type.GetType("Mono.Runtime") != null ? "mono" : "coreclr"));

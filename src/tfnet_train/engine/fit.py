@@ -96,6 +96,7 @@ class FitMixin:
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets _initial_epoch
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
+            data_handler.epoch = epoch
             callbacks.on_epoch_begin(epoch)
             with data_handler.catch_stop_iteration():
                 for block in data_handler:

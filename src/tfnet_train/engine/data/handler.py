@@ -84,6 +84,7 @@ class DataHandler(TFEpochIterator):
             raise ValueError("class_weight with sample_weight under semantics='tfnet' needs in-memory arrays "
                              "on one device")
         self._fit_level = fit_level
+        self.epoch = 0  # the epoch the next pass over in-memory data is drawn for (fit sets it)
         if self.fast:  # Keras's EpochIterator state, without building a tf.data pipeline
             self.steps_per_epoch = steps_per_epoch
             self.steps_per_execution = steps_per_execution
@@ -100,7 +101,7 @@ class DataHandler(TFEpochIterator):
     def _get_iterator(self) -> Any:
         if not self.fast:
             return super()._get_iterator()
-        batches = self.data_adapter.epoch_batches()
+        batches = self.data_adapter.epoch_batches(self.epoch)
         return batches if self._fit_level is None else self._fit_level.wrap(batches)
 
     def __next__(self) -> Block:

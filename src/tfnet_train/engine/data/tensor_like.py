@@ -19,10 +19,11 @@ from keras.src.trainers.data_adapters.array_data_adapter import ArrayDataAdapter
 Batch = tuple[Any, ...]
 
 
-def is_tensor_like(data: Any) -> bool:
-    """True when every leaf of ``data`` is a dense NumPy array or TensorFlow tensor (the fast path's inputs)."""
-    leaves = [leaf for leaf in tree.flatten(data) if leaf is not None]
-    if not leaves:
+def is_tensor_like(data: tuple[Any, ...]) -> bool:
+    """True when every leaf of ``(x, y, sample_weight)`` is a dense NumPy array or TensorFlow tensor (the fast
+    path's inputs); y and sample_weight may be None, but no leaf inside a structure (Keras's optional inputs)."""
+    leaves = [leaf for part in data if part is not None for leaf in tree.flatten(part)]
+    if not leaves or any(leaf is None for leaf in leaves):
         return False
     for leaf in leaves:
         if isinstance(leaf, np.ndarray):
@@ -121,7 +122,12 @@ class ArrayBatches:
 
 
 class TensorLikeDataAdapter(ArrayDataAdapter):
-    """Keras's ArrayDataAdapter whose epochs are ``ArrayBatches`` of tensors (seeded NumPy shuffle)."""
+    """Keras's ArrayDataAdapter whose epochs are ``ArrayBatches`` of tensors.
+
+    Each epoch's order is drawn from ``(seed, epoch)``, the seed taken from NumPy's global generator when not given
+    (so ``keras.utils.set_random_seed`` fixes it): a fit resumed at epoch ``e`` sees the order an uninterrupted fit
+    saw there.
+    """
 
     def __init__(self, x: Any, y: Any = None, sample_weight: Any = None, batch_size: int | None = None,
                  steps: int | None = None, shuffle: bool | str = False, class_weight: Any = None,
@@ -132,21 +138,22 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
             raise ValueError("x is empty: got 0 samples")
         sliceable = array_slicing.convert_to_sliceable(self._inputs, target_backend="tensorflow")
         self._tensors = tree.map_structure(lambda a: None if a is None else tf.convert_to_tensor(a), sliceable)
-        self._rng = np.random.default_rng(seed)
+        self.seed = int(np.random.randint(0, 2**31 - 1)) if seed is None else int(seed)
 
     @property
     def num_samples(self) -> int:
         return self._num_samples
 
-    def epoch_batches(self) -> ArrayBatches:
+    def epoch_batches(self, epoch: int = 0) -> ArrayBatches:
         """A fresh pass over the data, shuffled when asked (``"batch"`` shuffles whole batches, as in Keras)."""
         n, bs = self._num_samples, self._batch_size
+        rng = np.random.default_rng([self.seed, epoch])
         order = None
         if self._shuffle == "batch":
-            blocks = self._rng.permutation(math.ceil(n / bs))
+            blocks = rng.permutation(math.ceil(n / bs))
             order = np.concatenate([np.arange(b * bs, min((b + 1) * bs, n)) for b in blocks])
         elif self._shuffle:
-            order = self._rng.permutation(n)
+            order = rng.permutation(n)
         return ArrayBatches(self._tensors, n, bs, order)
 
     def get_numpy_iterator(self) -> Any:
