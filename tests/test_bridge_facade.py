@@ -85,9 +85,12 @@ def test_build_optimizer_any_case_with_schedule() -> None:
     assert isinstance(sgd, optimizers.SGD) and sgd.momentum == 0.9 and sgd.clipnorm == 1.0
     scheduled = bridge.build_optimizer("Adam", {"learning_rate": ("ExponentialDecay", {
         "initial_learning_rate": 0.1, "decay_steps": 10.0, "decay_rate": 0.5})})
-    assert isinstance(scheduled.learning_rate_schedule, optimizers.ExponentialDecay)
-    with pytest.raises(ValueError, match="optimizer must name"):
+    assert isinstance(scheduled._learning_rate, optimizers.ExponentialDecay)
+    with pytest.raises(ValueError, match="optimizer must name.*did you mean Adagrad"):
         bridge.build_optimizer("Adagrad2", {})
+    adagrad = bridge.build_optimizer("adagrad", {"learning_rate": 0.5})
+    assert type(adagrad) is keras.optimizers.Adagrad and float(adagrad.learning_rate) == 0.5
+    assert type(bridge.build_optimizer("Adam", {})) is optimizers.Adam
     with pytest.raises(ValueError, match="schedule must name"):
         bridge.build_schedule("Nope", {})
 

@@ -159,7 +159,6 @@ KERAS_SLOT_SUFFIXES = {
     "adamw": {"m": "_momentum", "v": "_velocity", "vhat": "_velocity_hat"},
     "rmsprop": {"rms": "_velocity", "mg": "_average_gradient", "momentum": "_momentum"},
 }
-CLIP_KEYS = ("clipvalue", "clipnorm", "global_clipnorm")
 
 
 def keras_loss(name: str, from_logits: bool) -> keras.losses.Loss:
@@ -174,8 +173,8 @@ def keras_loss(name: str, from_logits: bool) -> keras.losses.Loss:
     return cls(from_logits=from_logits) if name.endswith("crossentropy") else cls()
 
 
-def keras_optimizer(options: dict[str, Any], with_clipping: bool) -> keras.optimizers.Optimizer:
-    kwargs = {k: v for k, v in options.items() if k != "name" and (with_clipping or k not in CLIP_KEYS)}
+def keras_optimizer(options: dict[str, Any]) -> keras.optimizers.Optimizer:
+    kwargs = {k: v for k, v in options.items() if k != "name"}
     classes = {
         "sgd": keras.optimizers.SGD,
         "adam": keras.optimizers.Adam,
@@ -186,18 +185,19 @@ def keras_optimizer(options: dict[str, Any], with_clipping: bool) -> keras.optim
 
 
 def keras_clip(grads: list[tf.Tensor], options: dict[str, Any]) -> list[tf.Tensor]:
-    """Keras 3's formulas, in OptimizerV2's order: clipvalue, clipnorm per tensor, global_clipnorm."""
-    if options.get("clipvalue"):
-        v = options["clipvalue"]
-        grads = [keras.ops.clip(g, -v, v) for g in grads]
+    """Keras 3's formulas for the one clip option a case may set: clipnorm per tensor, global_clipnorm or
+    clipvalue."""
     if options.get("clipnorm"):
-        grads = [tf.clip_by_norm(g, options["clipnorm"]) for g in grads]
+        return [tf.clip_by_norm(g, options["clipnorm"]) for g in grads]
     if options.get("global_clipnorm"):
         c = options["global_clipnorm"]
         squares = keras.ops.stack([keras.ops.sum(keras.ops.square(g)) for g in grads])
         norm = keras.ops.sqrt(keras.ops.sum(squares))
         scale = c * keras.ops.minimum(1.0 / norm, 1.0 / c) + (norm - norm)
-        grads = [g * scale for g in grads]
+        return [g * scale for g in grads]
+    if options.get("clipvalue"):
+        v = options["clipvalue"]
+        return [keras.ops.clip(g, -v, v) for g in grads]
     return grads
 
 
@@ -208,9 +208,7 @@ def keras_traces(spec: CaseSpec) -> list[dict[str, Any]]:
         + [keras.layers.Dense(u, activation=a, use_bias=b) for u, a, b in spec.layers]
     )
     model.set_weights(weight_list(arrays))
-    clip_options = [k for k in CLIP_KEYS if spec.optimizer.get(k)]
-    builtin_clipping = len(clip_options) <= 1  # Keras 3 accepts at most one clipping option
-    optimizer = keras_optimizer(spec.optimizer, with_clipping=builtin_clipping)
+    optimizer = keras_optimizer(spec.optimizer)
     loss_object = keras_loss(spec.loss, spec.from_logits)
     model.compile(optimizer=optimizer, loss=loss_object, metrics=list(spec.metrics))
     loss_tracker = keras.metrics.Mean(name="loss")
@@ -222,7 +220,7 @@ def keras_traces(spec: CaseSpec) -> list[dict[str, Any]]:
             loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sw, training=True)
         grads = tape.gradient(loss, model.trainable_weights)
         clipped = keras_clip(list(grads), spec.optimizer)
-        optimizer.apply(grads if builtin_clipping else clipped, model.trainable_weights)
+        optimizer.apply(grads, model.trainable_weights)
         loss_tracker.update_state(loss, sample_weight=x.shape[0])
         logs = model.compute_metrics(x, y, y_pred, sample_weight=sw)
         trace: dict[str, Any] = {"inputs/x/0": x, "inputs/y/0": expand_1d(y), "y_pred/0": y_pred.numpy()}
@@ -281,10 +279,9 @@ KERAS_CASES = [
     CaseSpec("k_relu_sparse_probabilities_global_clipnorm", "keras", [(5, "linear", True), (3, "relu", True)],
              "sparse_categorical_crossentropy", opt("rmsprop", learning_rate=0.01, global_clipnorm=0.2),
              ["acc"], positive_output_bias=True, label_dtype="float32", seed=10),
-    CaseSpec("k_softmax_bce_amsgrad_all_clipping", "keras", [(4, "sigmoid", True), (3, "softmax", True)],
+    CaseSpec("k_softmax_bce_amsgrad_clipnorm", "keras", [(4, "sigmoid", True), (3, "softmax", True)],
              "binary_crossentropy",
-             opt("adam", learning_rate=0.05, amsgrad=True, clipvalue=0.08, clipnorm=0.12,
-                 global_clipnorm=0.15),
+             opt("adam", learning_rate=0.05, amsgrad=True, clipnorm=0.12),
              ["accuracy"], seed=11),
     CaseSpec("k_sigmoid_cce_adamw_amsgrad", "keras", [(6, "tanh", True), (3, "sigmoid", True)],
              "categorical_crossentropy",
@@ -527,6 +524,16 @@ def test_tfnet_profile_rejects_what_tensorflow_net_throws_on(
 ) -> None:
     spec = CaseSpec(f"u_{option}", "tfnet", [(2, "linear", True)], "mse", optimizer, metrics, seed=41)
     with pytest.raises(Exception, match=f"does not support.*{option}"):
+        run_reference(dotnet_bin, spec.write(tmp_path), tmp_path / "trace.npz")
+
+
+@pytest.mark.parametrize("clips", [{"clipnorm": 0.1, "clipvalue": 0.1}, {"clipvalue": 0.1, "global_clipnorm": 0.2}],
+                         ids=["clipnorm+clipvalue", "clipvalue+global_clipnorm"])
+def test_two_clip_arguments_are_refused_as_by_keras(clips: dict[str, float], dotnet_bin: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="Only one of `clipnorm`, `clipvalue` and `global_clipnorm`"):
+        keras.optimizers.SGD(**clips)
+    spec = CaseSpec("two_clips", "keras", [(2, "linear", True)], "mse", opt(**clips), seed=43)
+    with pytest.raises(Exception, match=r"optimizer.*at most one of clipnorm, clipvalue, global_clipnorm"):
         run_reference(dotnet_bin, spec.write(tmp_path), tmp_path / "trace.npz")
 
 

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from tfnet_train.conformance.case import OptimizerSpec
 from tfnet_train.conformance.compare import compare_traces
 from tfnet_train.conformance.keras_runner import run_keras
+from tfnet_train.conformance.numpy_optimizers import clip_gradients
 from tfnet_train.conformance.numpy_reference import NumpyTrainer, run_numpy
 from tfnet_train.conformance.suite_builder import Recipe, build_case
 from tfnet_train.tolerances import ATOL, RTOL, allclose, assert_close
@@ -220,3 +222,14 @@ def test_reference_modules_do_not_import_tensorflow_or_keras() -> None:
 def test_tolerance_is_the_project_default() -> None:
     case = _case("tol", optimizer={"name": "sgd"}, steps=1, **NETS["mse"])
     assert (case.tolerance.rtol, case.tolerance.atol) == (RTOL, ATOL)
+
+
+@pytest.mark.parametrize("semantics", ["keras", "tfnet"])
+def test_two_clip_arguments_are_refused_as_by_keras(semantics: str) -> None:
+    grads = [np.array([3.0, 4.0], np.float32)]
+    spec = OptimizerSpec(name="sgd", params={"learning_rate": 0.1, "clipnorm": 1.0, "clipvalue": 0.5})
+    with pytest.raises(ValueError, match=r"Only one of `clipnorm`, `clipvalue`.*clipnorm=1.0, clipvalue=0.5"):
+        clip_gradients(spec, grads, semantics)
+    one = OptimizerSpec(name="sgd", params={"learning_rate": 0.1, "clipnorm": 1.0, "clipvalue": None})
+    expected = grads if semantics == "tfnet" else [np.array([0.6, 0.8], np.float32)]
+    assert_close(clip_gradients(one, grads, semantics)[0], expected[0], what="one option")

@@ -123,7 +123,7 @@ def test_any_optimizer_string_gives_rmsprop(name: str) -> None:
     fit_tfnet(t, name, RMSpropRef(0.001, rho=0.9, epsilon=1e-7), x, y)
     optimizer = t.tfnet_profile.optimizer
     assert isinstance(optimizer, optimizers.RMSprop)
-    assert (optimizer.learning_rate, optimizer.rho, optimizer.epsilon) == pytest.approx((0.001, 0.9, 1e-7))
+    assert (float(optimizer.learning_rate), optimizer.rho, optimizer.epsilon) == pytest.approx((0.001, 0.9, 1e-7))
     if name == "no_such_optimizer":
         with pytest.raises(ValueError, match="no_such_optimizer"):
             t.keras_profile.compile(optimizer=name, loss="mse", semantics="keras")

@@ -3,14 +3,15 @@ using System.Collections.Generic;
 namespace TfNetTrain
 {
     /// <summary>
-    /// The engine's optimizers (tfnet_train.optimizers) with Keras argument names. Every optimizer takes gradient
-    /// clipping: <c>clipNorm</c> (per tensor), <c>clipValue</c> and <c>globalClipNorm</c>. Float arguments are
+    /// The engine's optimizers (tfnet_train.optimizers, Keras 3's classes) with Keras argument names. Every optimizer
+    /// takes one gradient clipping option: <c>clipNorm</c> (per tensor), <c>clipValue</c> or <c>globalClipNorm</c>
+    /// (two are a ValueError from Keras when the optimizer is built). Float arguments are
     /// passed as the shortest decimal that round-trips (0.9f arrives in Python as 0.9), so a C# literal means what
     /// the same literal means in Python. For a schedule use <see cref="OptimizerSpec.WithLearningRate"/>.
     /// </summary>
     public static class Optimizers
     {
-        /// <summary>Any engine optimizer by class name with Python keyword arguments.</summary>
+        /// <summary>An optimizer by class name (the engine's four, or any other Keras 3 optimizer such as Adagrad) with Python keyword arguments.</summary>
         public static OptimizerSpec Create(string className, IDictionary<string, object> kwargs = null)
         {
             return new OptimizerSpec(className, kwargs);

@@ -30,7 +30,7 @@ namespace TfNetTrain
         /// <summary>Gradients after cross-replica aggregation.</summary>
         public IList<NDArray> AggregatedGradients { get; internal set; }
 
-        /// <summary>Gradients after clipping (clipValue, clipNorm, globalClipNorm).</summary>
+        /// <summary>Gradients after clipping (the optimizer's clipNorm, clipValue or globalClipNorm; unchanged under tfnet).</summary>
         public IList<NDArray> ClippedGradients { get; internal set; }
 
         /// <summary>Every model weight after the update.</summary>

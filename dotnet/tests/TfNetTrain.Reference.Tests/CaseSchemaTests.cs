@@ -104,6 +104,17 @@ namespace TfNetTrain.Reference.Tests
             StringAssert.Contains("'" + field + "'", e.Message);
         }
 
+        [TestCase("\"clipnorm\": 1.0, \"clipvalue\": 0.5", "clipnorm and clipvalue")]
+        [TestCase("\"clipvalue\": 0.5, \"global_clipnorm\": 2.0", "clipvalue and global_clipnorm")]
+        public void TwoClipOptionsAreAnError(string clips, string actual)
+        {
+            string json = TestData.CaseJson(optimizer: "{\"name\": \"sgd\", " + clips + "}");
+            var e = Assert.Throws<CaseFormatException>(() => ConformanceCase.ParseSpec(json));
+            Assert.AreEqual("optimizer", e.Field);
+            Assert.AreEqual("at most one of clipnorm, clipvalue, global_clipnorm (Keras 3 rule)", e.Expected);
+            Assert.AreEqual(actual, e.Actual);
+        }
+
         [TestCase("  \"steps\": 2,\n", "steps", "an integer >= 1")]
         [TestCase("  \"semantics\": \"keras\",\n", "semantics", "one of \"keras\", \"tfnet\"")]
         [TestCase("\"units\": 3, ", "model.layers[0].units", "an integer >= 1")]

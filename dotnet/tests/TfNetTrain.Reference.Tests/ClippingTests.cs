@@ -59,18 +59,40 @@ namespace TfNetTrain.Reference.Tests
         }
 
         [Test]
-        public void OptionsApplyInOrderValueThenNormThenGlobal()
+        public void ApplyUsesTheOneOptionSet()
         {
-            OptimizerSpec spec = OptimizerSpec.ForKind(OptimizerKind.Sgd);
-            spec.ClipValue = 2.0;
-            spec.ClipNorm = 1.0;
-            spec.GlobalClipNorm = 0.5;
-            // clipvalue: [3, 4] -> [2, 2] and [0.5] -> [0.5]; clipnorm: [2, 2] -> [1, 1] / sqrt(2), [0.5] unchanged;
-            // global: norm sqrt(1 + 0.25) -> scale 0.5 / sqrt(1.25).
-            IList<Tensor> clipped = GradientClipping.Apply(spec, Grads(new[] { 3.0, 4.0 }, new[] { 0.5 }), Numerics.Float64);
-            double s = 0.5 / System.Math.Sqrt(1.25);
-            double r = 1.0 / System.Math.Sqrt(2.0);
-            AssertTensors(new[] { new[] { r * s, r * s }, new[] { 0.5 * s } }, clipped);
+            IList<Tensor> grads = Grads(new[] { 3.0, 4.0 }, new[] { 0.5 });
+            OptimizerSpec byValue = OptimizerSpec.ForKind(OptimizerKind.Sgd);
+            byValue.ClipValue = 2.0;
+            AssertTensors(new[] { new[] { 2.0, 2.0 }, new[] { 0.5 } }, GradientClipping.Apply(byValue, grads, Numerics.Float64));
+            OptimizerSpec byNorm = OptimizerSpec.ForKind(OptimizerKind.Sgd);
+            byNorm.ClipNorm = 1.0;
+            AssertTensors(new[] { new[] { 0.6, 0.8 }, new[] { 0.5 } }, GradientClipping.Apply(byNorm, grads, Numerics.Float64));
+            OptimizerSpec byGlobal = OptimizerSpec.ForKind(OptimizerKind.Sgd);
+            byGlobal.GlobalClipNorm = 0.5;
+            double s = 0.5 / System.Math.Sqrt(25.25);
+            AssertTensors(new[] { new[] { 3.0 * s, 4.0 * s }, new[] { 0.5 * s } }, GradientClipping.Apply(byGlobal, grads, Numerics.Float64));
+        }
+
+        [TestCase("ClipValue", "ClipNorm")]
+        [TestCase("ClipNorm", "GlobalClipNorm")]
+        [TestCase("GlobalClipNorm", "ClipValue")]
+        public void ASecondClipOptionIsRefusedAndNothingChanges(string first, string second)
+        {
+            OptimizerSpec spec = OptimizerSpec.ForKind(OptimizerKind.Adam);
+            typeof(OptimizerSpec).GetProperty(first).SetValue(spec, (double?)0.5);
+            var e = Assert.Throws<System.Reflection.TargetInvocationException>(
+                () => typeof(OptimizerSpec).GetProperty(second).SetValue(spec, (double?)1.0));
+            var inner = e.InnerException as System.ArgumentException;
+            Assert.IsNotNull(inner, "an ArgumentException");
+            Assert.AreEqual(second, inner.ParamName);
+            StringAssert.Contains("Only one of ClipNorm, ClipValue and GlobalClipNorm", inner.Message);
+            StringAssert.Contains(first + " = 0.5", inner.Message);
+            Assert.AreEqual(0.5, (double?)typeof(OptimizerSpec).GetProperty(first).GetValue(spec));
+            Assert.IsNull(typeof(OptimizerSpec).GetProperty(second).GetValue(spec), "the refused value is not stored");
+            typeof(OptimizerSpec).GetProperty(first).SetValue(spec, null);
+            typeof(OptimizerSpec).GetProperty(second).SetValue(spec, (double?)1.0);
+            Assert.AreEqual(1.0, (double?)typeof(OptimizerSpec).GetProperty(second).GetValue(spec), "allowed once the first is cleared");
         }
 
         [Test]

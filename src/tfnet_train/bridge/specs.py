@@ -55,7 +55,8 @@ def _engine_classes(module: Any, base: type) -> dict[str, type]:
 
 
 def build_schedule(name: str, kwargs: dict[str, Any] | None = None) -> Any:
-    """A learning-rate schedule of tfnet_train.optimizers.schedules by class name (`ExponentialDecay`, ...)."""
+    """A learning-rate schedule of keras.optimizers.schedules (re-exported as tfnet_train.optimizers.schedules) by
+    class name (`ExponentialDecay`, ...)."""
     from tfnet_train.optimizers import schedules
 
     kwargs = _check_kwargs("schedule", kwargs)
@@ -66,14 +67,17 @@ def build_schedule(name: str, kwargs: dict[str, Any] | None = None) -> Any:
 
 
 def build_optimizer(name: str, kwargs: dict[str, Any] | None = None) -> Any:
-    """A tfnet_train optimizer (SGD, Adam, AdamW, RMSprop; name in any case) with `kwargs`.
+    """An optimizer by class name (any case) with `kwargs`: tfnet_train's SGD, Adam, AdamW, RMSprop, or any other
+    Keras 3 optimizer class (Adagrad, Nadam, Lion, ...).
 
     A `learning_rate` given as a (schedule class name, kwargs) pair becomes that schedule.
     """
     from tfnet_train import optimizers
 
     kwargs = _check_kwargs("optimizer", kwargs)
-    classes = _engine_classes(optimizers, optimizers.OptimizerV2)
+    classes = {name: cls for name, cls in _classes(keras.optimizers, keras.optimizers.Optimizer).items()
+               if name != "Optimizer"}
+    classes.update(_engine_classes(optimizers, optimizers.OptimizerV2))
     by_lower = {key.lower(): cls for key, cls in classes.items()}
     cls = classes.get(name) or by_lower.get(str(name).lower())
     if cls is None:

@@ -2,7 +2,8 @@
 case's loss, metrics and optimizer, trained one ``train_step`` at a time.
 
 Before each step a GradientTape pass on the same batch records y_pred, the loss and the gradients; the
-optimizer's own clipping function gives the clipped gradients. Keras then trains the step with its own
+engine's clip stage (``tfnet_train.optimizers.clip_gradients``, Keras's own clipping) gives the clipped
+gradients and ``optimizer_state`` the slots under the trace's names. Keras then trains the step with its own
 ``train_step`` (loss tracker, ``optimizer.apply``, metrics), and the trace takes the weights, optimizer
 variables and logs from it. Keras applies no expand_1d and exposes no aggregation stage, so ``inputs/y``,
 ``inputs/sample_weight`` and ``aggregated_gradients`` are absent from its traces.
@@ -60,24 +61,6 @@ def keras_layers(case: Case) -> list[Any]:
     return layers
 
 
-_SLOT_ATTRIBUTES = {
-    "sgd": {"momentum": "momentums"},
-    "adam": {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"},
-    "adamw": {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"},
-    "rmsprop": {"rms": "_velocities", "momentum": "_momentums", "mg": "_average_gradients"},
-}
-
-
-def optimizer_slots(case: Case, optimizer: Any) -> dict[str, list[np.ndarray]]:
-    """The optimizer variables under the trace's slot names (only those the optimizer created)."""
-    slots = {}
-    for name, attribute in _SLOT_ATTRIBUTES[case.optimizer.resolve("keras").name].items():
-        variables = getattr(optimizer, attribute, None) or []
-        if variables:
-            slots[name] = [np.array(v.numpy()) for v in variables]
-    return slots
-
-
 def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
     """Keras 3's traces for a semantics "keras" case."""
     if case.semantics != "keras":
@@ -85,6 +68,8 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
                             f"{case.semantics!r}")
     import keras
     import tensorflow as tf
+
+    from tfnet_train import optimizers
 
     model = keras.Sequential(keras_layers(case))
     model.set_weights(case.arrays.weights)
@@ -99,7 +84,7 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
             y_pred = model(x, training=True)
             loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sw, training=True)
         gradients = tape.gradient(loss, model.trainable_weights)
-        clipped = optimizer._clip_gradients(gradients)
+        clipped = optimizers.clip_gradients(optimizer, gradients)
         data = (x, y) if sw is None else (x, y, sw)
         logs = model.train_step(data)
         trace: dict[str, np.ndarray] = {"inputs/x/0": np.asarray(x), "y_pred/0": np.asarray(y_pred),
@@ -109,11 +94,12 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
             trace[f"clipped_gradients/{i}"] = np.asarray(c)
         for i, w in enumerate(model.get_weights()):
             trace[f"weights/{i}"] = w
-        trace["optimizer_state/iterations"] = np.asarray(int(optimizer.iterations), dtype=np.int64)
-        trace["optimizer_state/learning_rate"] = np.asarray(float(optimizer.learning_rate), dtype=np.float64)
-        for slot, arrays in sorted(optimizer_slots(case, optimizer).items()):
-            for i, a in enumerate(arrays):
-                trace[f"optimizer_state/{slot}/{i}"] = a
+        state = optimizers.optimizer_state(optimizer, model.trainable_weights)
+        trace["optimizer_state/iterations"] = np.asarray(int(state["iterations"]), dtype=np.int64)
+        trace["optimizer_state/learning_rate"] = np.asarray(float(state["learning_rate"]), dtype=np.float64)
+        for slot, tensors in sorted(state["slots"].items()):
+            for i, a in enumerate(tensors):
+                trace[f"optimizer_state/{slot}/{i}"] = np.array(a)
         for name, value in logs.items():
             trace[f"metrics/{name}"] = np.asarray(float(np.mean(value)), dtype=np.float64)
         traces.append(trace)

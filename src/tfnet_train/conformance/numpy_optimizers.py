@@ -45,8 +45,15 @@ def clip_by_global_norm(grads: Arrays, clip_norm: float) -> Arrays:
 
 
 def clip_gradients(spec: OptimizerSpec, grads: Arrays, semantics: str) -> Arrays:
-    """Keras 3: clipnorm per tensor, else global_clipnorm, else clipvalue. tfnet: unchanged."""
+    """Keras 3: clipnorm per tensor, or global_clipnorm, or clipvalue. tfnet: unchanged.
+
+    Two clip options are a ValueError in both profiles: Keras 3's optimizers, which the engine's are, refuse
+    the pair (TensorFlow.NET took both and read neither)."""
     p = spec.params
+    clips = [key for key in ("clipnorm", "clipvalue", "global_clipnorm") if p.get(key) is not None]
+    if len(clips) > 1:
+        raise ValueError(f"Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set, got "
+                         f"{', '.join(f'{k}={p[k]!r}' for k in clips)}")
     if semantics == "tfnet":
         return list(grads)
     if p.get("clipnorm"):

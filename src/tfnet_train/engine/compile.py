@@ -38,9 +38,9 @@ class CompileMixin:
             raise TypeError(f"run_eagerly must be a bool, got {type(run_eagerly).__name__}")
         if jit_compile not in (True, False, "auto"):
             raise ValueError(f"jit_compile must be True, False or 'auto', got {jit_compile!r}")
-        resolved = optimizers.get(optimizer, semantics=profile.name)
-        if hasattr(resolved, "_set_semantics"):
-            resolved._set_semantics(profile.name)
+        with self.distribute_strategy.scope():  # a named optimizer's variables are mirrored under a strategy
+            resolved = optimizers.get(optimizer, semantics=profile.name)
+        optimizers.set_semantics(resolved, profile.name)
         if profile.name == TFNET:  # TF.NET's string rules and weighted loss; Keras's own objects otherwise
             loss = tfnet_loss(loss)
             metrics = tfnet_metrics(metrics)

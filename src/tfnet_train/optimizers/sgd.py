@@ -1,75 +1,43 @@
-"""SGD, with optional (Nesterov) momentum.
+"""SGD (↔ TensorFlow.NET ``SGD.cs``): Keras 3's ``keras.optimizers.SGD`` plus the engine's stages.
 
-keras profile (Keras 3): ``velocity = momentum * velocity - lr * g``; ``w += velocity``, or with
-Nesterov ``w += momentum * velocity - lr * g``; without momentum ``w -= g * lr``.
-
-tfnet profile (TensorFlow.NET ``SGD.cs``): the same kernels TensorFlow.NET calls —
-``ResourceApplyGradientDescent`` without momentum, ``ResourceApplyKerasMomentum`` with it — and Nesterov
-never applied (its constructor assigns the ``nesterov`` argument to itself, so the field stays false).
+tfnet profile: the kernels TensorFlow.NET calls — ``ResourceApplyGradientDescent`` without momentum,
+``ResourceApplyKerasMomentum`` with it — and Nesterov never applied (its constructor assigns the ``nesterov``
+argument to itself, so the field stays false).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import keras
 import tensorflow as tf
 
-from tfnet_train.optimizers import _checks
-from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, Slots, hyper
+from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, handle, hyper
 
 
-class SGD(OptimizerV2):
-    """Gradient descent; slot ``"momentum"`` when ``momentum > 0``."""
+@keras.saving.register_keras_serializable(package="tfnet_train")
+class SGD(OptimizerV2, keras.optimizers.SGD):
+    """Keras's SGD; slot ``"momentum"`` (Keras's ``momentums``) when ``momentum != 0``."""
 
-    _default_name = "SGD"
+    _SLOTS = {"momentum": "momentums"}
 
-    def __init__(
-        self,
-        learning_rate: Any = 0.01,
-        momentum: float = 0.0,
-        nesterov: bool = False,
-        *,
-        clipnorm: float | None = None,
-        clipvalue: float | None = None,
-        global_clipnorm: float | None = None,
-        name: str | None = None,
-    ) -> None:
-        super().__init__(
-            learning_rate, clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name
-        )
-        self.momentum = _checks.in_range("momentum", momentum, 0.0, 1.0, high_inclusive=True)
-        self.nesterov = _checks.boolean("nesterov", nesterov)
-
-    def _slot_names(self) -> tuple[str, ...]:
-        return ("momentum",) if self.momentum > 0 else ()
-
-    def _keras_update(self, var: tf.Variable, grad: tf.Tensor, lr: tf.Tensor, slots: Slots) -> None:
-        lr = tf.cast(lr, var.dtype)
-        if self.momentum == 0:
-            var.assign_sub(grad * lr)
-            return
-        velocity = slots["momentum"]
-        momentum = tf.cast(self.momentum, var.dtype)
-        velocity.assign(velocity * momentum - grad * lr)
-        if self.nesterov:
-            var.assign_add(velocity * momentum - grad * lr)
-        else:
-            var.assign_add(velocity)
-
-    def _tfnet_update(self, var: tf.Variable, grad: tf.Tensor, lr: tf.Tensor, slots: Slots) -> None:
-        lr = tf.cast(lr, var.dtype)
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
+        # tfnet: TensorFlow.NET's raw kernels, nesterov ignored; keras: Keras's own step.
+        if self._semantics != "tfnet":
+            return super().update_step(gradient, variable, learning_rate)
+        dtype = variable.dtype
+        lr = tf.cast(learning_rate, dtype)
+        grad = tf.cast(gradient, dtype)
         if self.momentum > 0:
             tf.raw_ops.ResourceApplyKerasMomentum(
-                var=var.handle,
-                accum=slots["momentum"].handle,
+                var=handle(variable),
+                accum=handle(self.momentums[self._get_variable_index(variable)]),
                 lr=lr,
                 grad=grad,
-                momentum=hyper(self.momentum, var.dtype),
+                momentum=hyper(self.momentum, dtype),
                 use_locking=True,
                 use_nesterov=False,
             )
         else:
-            tf.raw_ops.ResourceApplyGradientDescent(var=var.handle, alpha=lr, delta=grad, use_locking=True)
-
-    def _hyper_config(self) -> dict[str, Any]:
-        return {"momentum": self.momentum, "nesterov": self.nesterov}
+            tf.raw_ops.ResourceApplyGradientDescent(var=handle(variable), alpha=lr, delta=grad, use_locking=True)
+        return None

@@ -224,9 +224,19 @@ namespace TfNetTrain.Reference
             spec.WeightDecay = optimizer.OptionalNumber("weight_decay", spec.WeightDecay, 0, inf, false, false);
             spec.Rho = optimizer.OptionalNumber("rho", spec.Rho, 0, 1, false, false);
             spec.Centered = optimizer.OptionalBool("centered", spec.Centered);
-            spec.ClipNorm = optimizer.OptionalPositiveOrNull("clipnorm");
-            spec.ClipValue = optimizer.OptionalPositiveOrNull("clipvalue");
-            spec.GlobalClipNorm = optimizer.OptionalPositiveOrNull("global_clipnorm");
+            double? clipNorm = optimizer.OptionalPositiveOrNull("clipnorm");
+            double? clipValue = optimizer.OptionalPositiveOrNull("clipvalue");
+            double? globalClipNorm = optimizer.OptionalPositiveOrNull("global_clipnorm");
+            var clips = new List<string>();
+            if (clipNorm.HasValue) clips.Add("clipnorm");
+            if (clipValue.HasValue) clips.Add("clipvalue");
+            if (globalClipNorm.HasValue) clips.Add("global_clipnorm");
+            if (clips.Count > 1)
+                throw new CaseFormatException("optimizer", "at most one of clipnorm, clipvalue, global_clipnorm (Keras 3 rule)",
+                    string.Join(" and ", clips));
+            spec.ClipNorm = clipNorm;
+            spec.ClipValue = clipValue;
+            spec.GlobalClipNorm = globalClipNorm;
             return spec;
         }
 

@@ -1,4 +1,6 @@
+using System;
 using System.Collections.Generic;
+using System.Globalization;
 
 namespace TfNetTrain.Reference
 {
@@ -97,14 +99,47 @@ namespace TfNetTrain.Reference
         /// <summary>RMSprop centered variant (default false).</summary>
         public bool Centered { get; set; }
 
-        /// <summary>Per-tensor norm clipping; null = off.</summary>
-        public double? ClipNorm { get; set; }
+        /// <summary>Per-tensor norm clipping; null = off. At most one of the three clip options is set (Keras 3's rule).</summary>
+        /// <exception cref="ArgumentException">When another clip option is already set; nothing changes.</exception>
+        public double? ClipNorm
+        {
+            get { return _clipNorm; }
+            set { CheckOnlyClip("ClipNorm", value); _clipNorm = value; }
+        }
 
-        /// <summary>Element-wise value clipping; null = off.</summary>
-        public double? ClipValue { get; set; }
+        /// <summary>Element-wise value clipping; null = off. At most one of the three clip options is set.</summary>
+        /// <exception cref="ArgumentException">When another clip option is already set; nothing changes.</exception>
+        public double? ClipValue
+        {
+            get { return _clipValue; }
+            set { CheckOnlyClip("ClipValue", value); _clipValue = value; }
+        }
 
-        /// <summary>Global norm clipping over all gradients; null = off.</summary>
-        public double? GlobalClipNorm { get; set; }
+        /// <summary>Global norm clipping over all gradients; null = off. At most one of the three clip options is set.</summary>
+        /// <exception cref="ArgumentException">When another clip option is already set; nothing changes.</exception>
+        public double? GlobalClipNorm
+        {
+            get { return _globalClipNorm; }
+            set { CheckOnlyClip("GlobalClipNorm", value); _globalClipNorm = value; }
+        }
+
+        private double? _clipNorm;
+        private double? _clipValue;
+        private double? _globalClipNorm;
+
+        private void CheckOnlyClip(string name, double? value)
+        {
+            if (!value.HasValue) return;
+            var others = new List<string>();
+            if (name != "ClipNorm" && _clipNorm.HasValue) others.Add("ClipNorm = " + _clipNorm.Value.ToString("R", CultureInfo.InvariantCulture));
+            if (name != "ClipValue" && _clipValue.HasValue) others.Add("ClipValue = " + _clipValue.Value.ToString("R", CultureInfo.InvariantCulture));
+            if (name != "GlobalClipNorm" && _globalClipNorm.HasValue)
+                others.Add("GlobalClipNorm = " + _globalClipNorm.Value.ToString("R", CultureInfo.InvariantCulture));
+            if (others.Count > 0)
+                throw new ArgumentException(string.Format(CultureInfo.InvariantCulture,
+                    "Only one of ClipNorm, ClipValue and GlobalClipNorm can be set (Keras 3's rule): expected {0} to stay null " +
+                    "while {1}, got {0} = {2}", name, string.Join(", ", others), value.Value.ToString("R", CultureInfo.InvariantCulture)), name);
+        }
 
         /// <summary>A spec with Keras 3's defaults for <paramref name="kind"/>.</summary>
         public static OptimizerSpec ForKind(OptimizerKind kind)

@@ -4,16 +4,19 @@ using System.Linq;
 
 namespace TfNetTrain.Reference
 {
-    /// <summary>Keras 3's gradient clipping formulas, applied in OptimizerV2's order: clipvalue, clipnorm, global_clipnorm.</summary>
+    /// <summary>Keras 3's gradient clipping formulas; a spec sets at most one option (Keras 3's rule).</summary>
     public static class GradientClipping
     {
-        /// <summary>Applies every clipping option set in <paramref name="spec"/>, in order; returns new tensors.</summary>
+        /// <summary>
+        /// Applies the clipping option set in <paramref name="spec"/> (none: a copy); returns new tensors.
+        /// <see cref="OptimizerSpec"/> refuses a second option, so at most one applies.
+        /// </summary>
         public static IList<Tensor> Apply(OptimizerSpec spec, IList<Tensor> gradients, Numerics n)
         {
             IList<Tensor> result = gradients.Select(g => g.Clone()).ToList();
-            if (spec.ClipValue.HasValue) result = ClipByValue(result, spec.ClipValue.Value, n);
-            if (spec.ClipNorm.HasValue) result = ClipByNorm(result, spec.ClipNorm.Value, n);
-            if (spec.GlobalClipNorm.HasValue) result = ClipByGlobalNorm(result, spec.GlobalClipNorm.Value, n);
+            if (spec.ClipNorm.HasValue) return ClipByNorm(result, spec.ClipNorm.Value, n);
+            if (spec.GlobalClipNorm.HasValue) return ClipByGlobalNorm(result, spec.GlobalClipNorm.Value, n);
+            if (spec.ClipValue.HasValue) return ClipByValue(result, spec.ClipValue.Value, n);
             return result;
         }
 
