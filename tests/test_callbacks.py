@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 import numpy as np
 import pytest
-from parity import dense_layers, optimizer_pair, twin_sequential
+from parity import assert_history_equal, assert_weights_equal, dense_layers, optimizer_pair, twin_sequential
 
 import tfnet_train
 from tfnet_train.callbacks import CallbackList, listens
@@ -58,3 +58,31 @@ def test_batch_hooks_get_keras_batch_numbers_with_steps_per_execution() -> None:
         seen[name] = recorder.seen
     assert seen["engine"] == seen["keras"]
     assert ("train", 11) in seen["engine"]
+def test_backup_and_restore_resumes_an_interrupted_fit_exactly(tmp_path) -> None:
+    """A fit stopped by an error after epoch 2 and run again with the same call ends where an uninterrupted one
+    does: weights, optimizer variables and history."""
+    x = np.random.default_rng(2).normal(size=(32, 4)).astype("float32")
+    y = np.random.default_rng(3).normal(size=(32, 2)).astype("float32")
+
+    class Crash(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 2:
+                raise RuntimeError("interrupted")
+
+    def run(callbacks: list, weights: list[np.ndarray]) -> tfnet_train.Sequential:
+        model = tfnet_train.Sequential(dense_layers(4, 2)())
+        model.set_weights(weights)
+        model.compile(optimizer=optimizer_pair("sgd", learning_rate=0.05, momentum=0.9)[1], loss="mse")
+        model.fit(x, y, batch_size=8, epochs=5, verbose=0, shuffle=False, callbacks=callbacks)
+        return model
+
+    start = tfnet_train.Sequential(dense_layers(4, 2)()).get_weights()
+    whole = run([], start)
+    backup = tmp_path / "backup"
+    with pytest.raises(RuntimeError, match="interrupted"):
+        run([keras.callbacks.BackupAndRestore(str(backup)), Crash()], start)
+    resumed = run([keras.callbacks.BackupAndRestore(str(backup))], start)
+    assert_weights_equal(resumed.get_weights(), whole.get_weights())
+    for a, b in zip(resumed.optimizer.variables, whole.optimizer.variables, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert_history_equal({"loss": resumed.history.history["loss"]}, {"loss": whole.history.history["loss"][3:]})

@@ -240,3 +240,25 @@ def test_functional_style_subclasses_leave_the_library_intact() -> None:
     for model in (tfnet_train.Sequential(dense_layers(4, 2)()), Plain(), Wrapped()):
         model.compile(optimizer=tfnet_train.optimizers.SGD(0.01), loss="mse")
         assert np.isfinite(model.fit(X, Y, verbose=0).history["loss"][0])
+def test_train_on_batch_reset_metrics_false_accumulates_as_tf_keras_did() -> None:
+    reference, model = twin_sequential(dense_layers(4, 2))
+    reference.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse", metrics=["mae"])
+    model.compile(optimizer=tfnet_train.optimizers.SGD(0.0), loss="mse", metrics=["mae"])
+    model.train_on_batch(X[:20], Y[:20])
+    accumulated = model.train_on_batch(X[20:], Y[20:], reset_metrics=False, return_dict=True)
+    whole = reference.evaluate(X, Y, batch_size=20, return_dict=True, verbose=0)
+    assert_close([accumulated["loss"], accumulated["mae"]], [whole["loss"], whole["mae"]], what="accumulated")
+    alone = model.train_on_batch(X[20:], Y[20:], return_dict=True)
+    assert alone["loss"] == pytest.approx(reference.evaluate(X[20:], Y[20:], return_dict=True, verbose=0)["loss"])
+
+
+def test_any_keras_optimizer_trains_the_engine_as_it_trains_keras() -> None:
+    histories, weights = [], []
+    for base in (keras.Sequential, tfnet_train.Sequential):
+        keras.utils.set_random_seed(0)
+        model = base(dense_layers(4, 2)())
+        model.compile(optimizer=keras.optimizers.Adagrad(0.1, clipnorm=0.5), loss="mse")
+        histories.append(model.fit(X, Y, batch_size=8, epochs=2, shuffle=False, verbose=0).history)
+        weights.append(model.get_weights())
+    assert_history_equal(histories[1], histories[0])
+    assert_weights_equal(weights[1], weights[0])

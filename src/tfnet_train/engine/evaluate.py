@@ -80,5 +80,5 @@ class EvaluateMixin:
         y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
         loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
         self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
-                                        sample_weight=tf.shape(next(t for t in tf.nest.flatten(x)))[0])
+                                        sample_weight=tf.shape(next(t for t in tf.nest.flatten(x) if t is not None))[0])
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
