@@ -9,6 +9,7 @@ TFNET_KERAS_SUITE set); RUN_BY_DEFAULT makes it part of every ``pytest`` run.
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 import os
 from pathlib import Path
 
@@ -21,9 +22,59 @@ from keras_suite.substitution import MODE_VARIABLE, mode  # noqa: E402
 RUN_BY_DEFAULT = False
 HERE = Path(__file__).resolve().parent
 
-# Tests that fail against Keras itself on this machine (TensorFlow backend, CPU only, no network), or that only
-# check a Keras-private attribute. Pattern (fnmatch, on the node id below tests/keras_suite/) -> one-line reason.
-DESELECTED: dict[str, str] = {}
+
+def _absent(package: str) -> bool:
+    return importlib.util.find_spec(package) is None
+
+
+# Tests that fail against Keras itself here (TensorFlow backend, CPU only, no network), or that only check a
+# Keras-private attribute: node id below tests/keras_suite/ (fnmatch pattern) -> one-line reason. A test that
+# needs an optional package is listed only while that package is missing.
+_TB = "test_callbacks_tensorboard.py::TestTensorBoardV2::"
+_TRAINER = "test_trainer.py::TestTrainer::"
+DESELECTED: dict[str, str] = {
+    **(
+        {"test_callbacks_orbax_checkpoint.py::*": "OrbaxCheckpoint needs the orbax-checkpoint package"}
+        if _absent("orbax")
+        else {}
+    ),
+    **(
+        {
+            f"{_TB}{name}": "writes summaries, which need the tensorboard package"
+            for name in (
+                "test_TensorBoard_across_invocations",
+                "test_TensorBoard_auto_trace",
+                "test_TensorBoard_basic",
+                "test_TensorBoard_batch_metrics",
+                "test_TensorBoard_global_step",
+                "test_TensorBoard_learning_rate_schedules",
+                "test_TensorBoard_no_spurious_event_files",
+                "test_TensorBoard_non_blocking",
+                "test_TensorBoard_projector_callback",
+                "test_TensorBoard_weight_histograms",
+                "test_TensorBoard_weight_images",
+                "test_custom_summary",
+            )
+        }
+        if _absent("tensorboard")
+        else {}
+    ),
+    **(
+        {f"{_TRAINER}test_*_sparse_jax_*": "builds JAX sparse arrays, which need the jax package"}
+        if _absent("jax")
+        else {}
+    ),
+    **(
+        {f"{_TRAINER}test_fit_with_data_adapter_grain_*": "feeds a Grain dataset, which needs the grain package"}
+        if _absent("grain")
+        else {}
+    ),
+    **(
+        {f"{_TRAINER}test_fit_with_data_adapter_torch_*": "feeds a torch DataLoader, which needs the torch package"}
+        if _absent("torch")
+        else {}
+    ),
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
