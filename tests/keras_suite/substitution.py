@@ -18,6 +18,7 @@ import importlib.util
 import os
 import sys
 import types
+import unittest
 from typing import Any
 
 import pytest
@@ -33,10 +34,18 @@ def mode() -> str:
     return value
 
 
-def substitutions() -> dict[int, Any]:
-    """Keras object id -> the engine's replacement, in 'engine' mode; empty in 'keras' mode."""
+# Names a test module keeps as Keras's, with the reason: module -> {global name: reason}.
+KEPT_AS_KERAS: dict[str, dict[str, str]] = {
+    "keras.src.trainers.trainer_test": {
+        "RMSprop": "used only to check the optimizer Keras's own Trainer (TrainingTestingLayer) builds from 'rmsprop'",
+    },
+}
+
+
+def substitutions() -> list[tuple[Any, Any]]:
+    """(Keras object, the engine's replacement) pairs in 'engine' mode; none in 'keras' mode."""
     if mode() == "keras":
-        return {}
+        return []
     import keras
 
     import tfnet_train
@@ -51,7 +60,7 @@ def substitutions() -> dict[int, Any]:
         (keras.optimizers.AdamW, optimizers.AdamW),
         (keras.optimizers.RMSprop, optimizers.RMSprop),
     ]
-    return {id(keras_obj): engine_obj for keras_obj, engine_obj in pairs}
+    return pairs
 
 
 def _conftest_shim() -> types.ModuleType:
@@ -153,12 +162,17 @@ def load(module_name: str) -> types.ModuleType:
     module.__file__ = spec.origin
     module.__package__ = module_name.rpartition(".")[0]
     suite_builtins = dict(vars(builtins))
-    suite_builtins["__import__"] = _SuiteImport(substitutions())
+    pairs = substitutions()
+    suite_builtins["__import__"] = _SuiteImport({id(keras_obj): engine_obj for keras_obj, engine_obj in pairs})
     module.__builtins__ = suite_builtins  # type: ignore[attr-defined]
     sys.modules[module.__name__] = module  # classes defined in it (and pickling) find their module
     with open(spec.origin, encoding="utf-8") as source:
         code = compile(source.read(), spec.origin, "exec")
     exec(code, vars(module))
+    originals = {id(engine_obj): keras_obj for keras_obj, engine_obj in pairs}
+    for name in KEPT_AS_KERAS.get(module_name, {}):
+        value = getattr(module, name)
+        setattr(module, name, originals.get(id(value), value))
     return module
 
 
@@ -166,8 +180,6 @@ def export(module_name: str, namespace: dict[str, Any]) -> None:
     """Put the test classes and test functions of the loaded module into ``namespace`` (an entry file's globals),
     where pytest collects them."""
     module = load(module_name)
-    import unittest
-
     for name, value in vars(module).items():
         defined_here = getattr(value, "__module__", None) == module.__name__
         if not defined_here:
