@@ -1,5 +1,0 @@
-"""Keras 3's keras/src/models/sequential_test.py from the installed wheel (harness: conftest.py)."""
-
-from keras_suite.substitution import export
-
-export("keras.src.models.sequential_test", globals())
