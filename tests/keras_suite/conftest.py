@@ -78,6 +78,10 @@ DESELECTED: dict[str, str] = {
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from keras.src.backend import backend
+
+    if backend() != "tensorflow":
+        raise pytest.UsageError(f"tests/keras_suite needs KERAS_BACKEND=tensorflow, got {backend()!r}")
     # The markers Keras's repository conftest registers (it is not shipped in the wheel).
     config.addinivalue_line("markers", "requires_trainable_backend: Keras test that needs a trainable backend")
     config.addinivalue_line("markers", "multi_device: Keras test that needs several accelerator devices")
