@@ -43,9 +43,11 @@ r:
 build: install
 	PYTHON=$(abspath $(PY)) bash dotnet/build.sh
 
+# Keras 3's own training tests run against the engine in a process of their own (they change process-wide state).
 test: build
 	$(PY) -m ruff check src tests benchmarks interop_examples
 	$(PY) -m pytest -q
+	$(PY) -m pytest -q tests/keras_suite
 
 lint: $(STAMP)
 	$(PY) -m ruff check src tests benchmarks interop_examples

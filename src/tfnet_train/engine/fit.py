@@ -9,7 +9,7 @@ import tensorflow as tf
 from keras.src.trainers.data_adapters import data_adapter_utils
 
 from tfnet_train.callbacks import CallbackList
-from tfnet_train.engine.data import DataHandler, train_validation_split
+from tfnet_train.engine.data import DataHandler, expand_1d, train_validation_split
 
 
 def check_verbose(verbose: Any) -> int | str:
@@ -77,12 +77,23 @@ class FitMixin:
                                     validation_batch_size or batch_size)
         if validation is not None:
             self._check_data(validation.x, validation.y)
-        self._maybe_symbolic_build(iterator=data_handler)
-        data_handler.reset()
+        self._build_for(data_handler)
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, verbose=verbose,
                                      epochs=epochs, steps=data_handler.num_batches, model=self)
         return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
+
+    def _build_for(self, data_handler: DataHandler) -> None:
+        """Create every variable (model, metrics, optimizer) before the first trace, as Keras does under a
+        strategy: variables created while tracing make tf.function trace the step twice."""
+        if not data_handler.fast:
+            self._maybe_symbolic_build(iterator=data_handler)
+            data_handler.reset()
+            return
+        batch = data_handler.data_adapter.first_batch()
+        if self._engine.profile.expands_1d:
+            batch = expand_1d(batch)
+        self._symbolic_build(data_batch=batch)
 
     def _fit_internal(self, data_handler: DataHandler, initial_epoch: int, epochs: int, callbacks: CallbackList,
                       validation: _Validation | None, validation_freq: Any) -> Any:

@@ -156,6 +156,10 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
             order = rng.permutation(n)
         return ArrayBatches(self._tensors, n, bs, order)
 
+    def first_batch(self) -> Batch:
+        """The first batch in data order (to build the model, metrics and optimizer before tracing)."""
+        return tree.map_structure(lambda t: None if t is None else t[:self._batch_size], self._tensors)
+
     def get_numpy_iterator(self) -> Any:
         return (tree.map_structure(lambda t: None if t is None else t.numpy(), b) for b in self.epoch_batches())
 
