@@ -7,8 +7,10 @@
     tfnet-train conformance list [--suite default|PATH]
     tfnet-train conformance build-suite [DIR]
     tfnet-train dotnet [--path] [--runtime mono|coreclr]
+    tfnet-train launch --workers N [--no-netns] [--timeout S] -- CMD...
 
-Exit status: 0 when everything passed, 1 when a comparison failed or errored, 2 for bad arguments.
+Exit status: 0 when everything passed, 1 when a comparison failed or errored, 2 for bad arguments; `launch` exits with
+the first failing worker's status (124 on its timeout).
 """
 
 from __future__ import annotations
@@ -59,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     dotnet.add_argument("--runtime", choices=("mono", "coreclr"), default=None,
                         help="only this runtime's folder (default: both)")
     dotnet.set_defaults(action="dotnet")
+
+    from tfnet_train.launch import add_arguments
+
+    launch = commands.add_parser("launch", help="run a command as N local MultiWorkerMirroredStrategy workers on "
+                                 "127.0.0.1, each with its TF_CONFIG (confined to loopback where possible)")
+    add_arguments(launch)
+    launch.set_defaults(action="launch")
     return parser
 
 
@@ -133,13 +142,19 @@ def _dotnet(args: argparse.Namespace) -> int:
     return 0
 
 
+def _launch(args: argparse.Namespace) -> int:
+    from tfnet_train.launch import run_cli
+
+    return run_cli(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tfnet-train`` console script."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     logging.getLogger("tensorflow").setLevel(logging.ERROR)  # retracing notices are not results
     args = _parser().parse_args(argv)
     handlers = {"run": _run, "diff": _diff, "render": _render, "list": _list, "build-suite": _build,
-                "dotnet": _dotnet}
+                "dotnet": _dotnet, "launch": _launch}
     try:
         code = handlers[args.action](args)
     except ValueError as err:

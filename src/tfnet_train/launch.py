@@ -1,0 +1,297 @@
+"""A local multi-worker launcher: ``tfnet-train launch --workers N -- python script.py``.
+
+Starts N copies of a command on 127.0.0.1, each with the ``TF_CONFIG`` that
+``tf.distribute.MultiWorkerMirroredStrategy`` reads (``{"cluster": {"worker": [...]}, "task": {"type": "worker",
+"index": i}}``), prints their output line by line prefixed ``[worker i] ``, ends every worker as soon as one fails,
+and returns the first failure's exit status.
+
+TensorFlow's gRPC server listens on every network interface, whatever address the cluster spec names. So that a
+local run does not open its worker ports to the network, the launcher runs itself and its workers in one private
+network namespace whose only interface is loopback (``unshare -n``, or ``unshare -rn`` without root) when the system
+allows it, and warns, naming the ports, when it does not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO
+
+__all__ = ["free_loopback_ports", "tf_config", "netns_command", "launch", "main"]
+
+#: Exit status when the launcher's own timeout ends the run (as coreutils' ``timeout``).
+TIMEOUT_STATUS = 124
+#: Seconds a worker gets to end after SIGTERM before SIGKILL.
+TERMINATE_GRACE = 5.0
+#: Set in the re-executed launcher inside the namespace, so it neither nests another one nor warns.
+_INSIDE_ENV = "TFNET_TRAIN_LAUNCH_NETNS"
+
+_GRPC_NOTE = ("TensorFlow's gRPC server listens on every network interface, whatever address the cluster spec "
+              "names")
+
+
+def free_loopback_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports free on 127.0.0.1 now (bound together, then released)."""
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise ValueError(f"count must be a positive int, got {count!r}")
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def tf_config(ports: Sequence[int], index: int, host: str = "127.0.0.1") -> str:
+    """The ``TF_CONFIG`` JSON of worker ``index`` in a cluster of workers at ``host:port`` for each port."""
+    if not 0 <= index < len(ports):
+        raise ValueError(f"index must be in [0, {len(ports)}), got {index}")
+    workers = [f"{host}:{port}" for port in ports]
+    return json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}})
+
+
+_netns_cache: list[str] | None = None
+
+
+def netns_command() -> list[str] | None:
+    """The ``unshare`` prefix that gives a process a private network namespace here (``unshare -n``, else ``unshare
+    -rn`` through an unprivileged user namespace), checked once by bringing loopback up in one; None when neither
+    works (no ``unshare``/``ip``, no privilege, or namespaces disabled)."""
+    global _netns_cache
+    if _netns_cache is None:
+        _netns_cache = []
+        unshare, ip = shutil.which("unshare"), shutil.which("ip")
+        if unshare and ip:
+            for flags in (["-n"], ["-r", "-n"]):
+                try:
+                    probe = subprocess.run([unshare, *flags, "--", ip, "link", "set", "lo", "up"],
+                                           stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+                except (OSError, subprocess.TimeoutExpired):
+                    continue
+                if probe.returncode == 0:
+                    _netns_cache = [unshare, *flags, "--", "sh", "-c", f'"{ip}" link set lo up && exec "$@"', "sh"]
+                    break
+    return list(_netns_cache) or None
+
+
+def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, timeout: float | None = None,
+           env: Mapping[str, str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Runs ``command`` as ``workers`` local workers and returns 0 when all succeed, else the first failure's status.
+
+    netns: True requires a private network namespace (ValueError when none is available), False runs on the host's
+    network (with a warning), None uses one when available and warns otherwise. timeout: seconds before every worker
+    is ended and the run returns 124. env: the workers' base environment (default: this process's). Worker output
+    goes to ``stdout`` prefixed ``[worker i] ``; the launcher's own messages go to ``stderr`` prefixed ``[launcher] ``.
+    A worker killed by signal s counts as status 128 + s.
+    """
+    command = list(command)
+    if not command or not all(isinstance(part, str) for part in command):
+        raise ValueError(f"command must be a non-empty sequence of strings, got {command!r}")
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    base_env = dict(os.environ if env is None else env)
+    inside = base_env.pop(_INSIDE_ENV, None) == "1"
+
+    if netns is not False and not inside:
+        prefix = netns_command()
+        if prefix is not None:
+            return _relaunch_in_namespace(prefix, command, workers, timeout, base_env, out, err)
+        if netns:
+            raise ValueError("netns=True but no private network namespace is available here (needs `unshare` and "
+                             "`ip`, and root or unprivileged user namespaces)")
+    ports = free_loopback_ports(workers)
+    if inside:
+        _say(err, f"{_GRPC_NOTE}; the workers run in a private network namespace whose only interface is loopback, "
+                  "so their ports are not reachable from the network.")
+    else:
+        _say(err, f"warning: {_GRPC_NOTE}: while the workers run, ports {', '.join(map(str, ports))} are open on "
+                  "every interface of this machine. Firewall them, or run where `unshare -n` works (root, or "
+                  "unprivileged user namespaces) so the launcher confines the workers to loopback.")
+    return _run_workers(command, ports, timeout, base_env, out, err)
+
+
+def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, timeout: float | None,
+                           env: dict[str, str], out: TextIO, err: TextIO) -> int:
+    """Runs this launcher again inside one fresh network namespace (so all workers share it and reach each other on
+    its loopback) and relays its output."""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(env)
+    env[_INSIDE_ENV] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    inner = [sys.executable, "-m", "tfnet_train.launch", "--workers", str(workers), "--no-netns"]
+    if timeout is not None:
+        inner += ["--timeout", repr(float(timeout))]
+    process = subprocess.Popen([*prefix, *inner, "--", *command], env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                               preexec_fn=_end_with_parent)
+    relays = [threading.Thread(target=_relay, args=(process.stdout, out, ""), daemon=True),
+              threading.Thread(target=_relay, args=(process.stderr, err, ""), daemon=True)]
+    for relay in relays:
+        relay.start()
+    try:
+        status = process.wait()
+    except BaseException:
+        _end_all([process], grace=2 * TERMINATE_GRACE)  # the inner launcher ends its workers first
+        raise
+    for relay in relays:
+        relay.join()
+    return _status(status)
+
+
+def _run_workers(command: list[str], ports: list[int], timeout: float | None, env: dict[str, str], out: TextIO,
+                 err: TextIO) -> int:
+    lock = threading.Lock()
+    processes: list[subprocess.Popen] = []
+    relays: list[threading.Thread] = []
+    try:
+        for index in range(len(ports)):
+            worker_env = dict(env, TF_CONFIG=tf_config(ports, index))
+            process = subprocess.Popen(command, env=worker_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, start_new_session=True,
+                                       preexec_fn=_end_with_parent)
+            processes.append(process)
+            relay = threading.Thread(target=_relay, args=(process.stdout, out, f"[worker {index}] ", lock),
+                                     daemon=True)
+            relay.start()
+            relays.append(relay)
+        _say(err, f"started {len(ports)} workers: " + ", ".join(
+            f"worker {i} pid {p.pid} at 127.0.0.1:{port}" for i, (p, port) in enumerate(zip(processes, ports))))
+        status = _wait_all(processes, timeout, lambda message: _say(err, message))
+    except BaseException:
+        _end_all(processes)
+        raise
+    for relay in relays:
+        relay.join()
+    return status
+
+
+def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Callable[[str], None]) -> int:
+    """Waits until all end; at the first failure (or the timeout) ends the others. Returns the first failure's
+    status, TIMEOUT_STATUS, or 0."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    running = dict(enumerate(processes))
+    while running:
+        for index, process in list(running.items()):
+            code = process.poll()
+            if code is None:
+                continue
+            del running[index]
+            if code != 0:
+                status = _status(code)
+                say(f"worker {index} (pid {process.pid}) failed with status {status}; ending the others")
+                _end_all(list(running.values()))
+                return status
+        if deadline is not None and time.monotonic() > deadline:
+            say(f"timeout after {timeout:g} s; ending {len(running)} running worker(s)")
+            _end_all(list(running.values()))
+            return TIMEOUT_STATUS
+        time.sleep(0.05)
+    return 0
+
+
+def _end_all(processes: list[subprocess.Popen], grace: float = TERMINATE_GRACE) -> None:
+    """SIGTERM to each worker's process group (its pid), then SIGKILL to those still running after the grace."""
+    for process in processes:
+        _end(process, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for process in processes:
+        try:
+            process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _end(process, signal.SIGKILL)
+            process.wait()
+
+
+def _end(process: subprocess.Popen, sig: int) -> None:
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, sig)  # the worker started its own session: its group id is its pid
+    except ProcessLookupError:
+        pass
+
+
+def _end_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM it when the launcher dies, even by SIGKILL, so no worker outlives
+    the launcher."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _relay(stream, target: TextIO, prefix: str, lock: threading.Lock | None = None) -> None:
+    lock = lock or threading.Lock()
+    for raw in iter(stream.readline, b""):
+        line = raw.decode("utf-8", errors="replace")
+        with lock:
+            target.write(prefix + line if line.endswith("\n") else prefix + line + "\n")
+            target.flush()
+    stream.close()
+
+
+def _say(err: TextIO, message: str) -> None:
+    err.write(f"[launcher] {message}\n")
+    err.flush()
+
+
+def _status(code: int) -> int:
+    return 128 - code if code < 0 else code
+
+
+def add_arguments(parser) -> None:
+    """The ``launch`` options, shared by ``tfnet-train launch`` and ``python -m tfnet_train.launch``."""
+    parser.add_argument("--workers", type=int, required=True, help="number of local workers (>= 1)")
+    parser.add_argument("--no-netns", action="store_true",
+                        help="run on the host's network even where a private network namespace is available "
+                             "(the worker ports are then open on every interface)")
+    parser.add_argument("--timeout", type=float, default=None, help="end every worker after this many seconds")
+    parser.add_argument("command", nargs="+", help="the worker command, after `--`")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m tfnet_train.launch --workers N [--no-netns] [--timeout S] -- CMD...``"""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="tfnet-train launch", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    return run_cli(args)
+
+
+def run_cli(args) -> int:
+    """Runs parsed ``launch`` arguments; SIGTERM and Ctrl-C end every worker before the launcher exits."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        return launch(args.command, args.workers, netns=False if args.no_netns else None, timeout=args.timeout)
+    except ValueError as error:
+        print(f"tfnet-train: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("[launcher] interrupted; workers ended", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
