@@ -251,3 +251,24 @@ def test_tensorflow_workers_form_a_cluster_through_the_launcher(tmp_path: Path) 
     assert status == 0, out[-3000:] + err[-3000:]
     for index in range(2):
         assert f"[worker {index}] replicas 2 sum 3.0" in out.splitlines(), out[-3000:]
+
+
+def test_csharp_launcher_runs_the_same_launcher(tmp_path: Path, dotnet_bin: Path) -> None:
+    """`Launcher.Run` from C# (the LaunchWorkers example): prefixed TF_CONFIG per worker, and the failing status."""
+    exe = dotnet_bin / "LaunchWorkers.exe"
+    assert exe.is_file(), f"{exe} missing: build with dotnet/build.sh"
+    env = _env_with_package()
+    if sys.prefix != sys.base_prefix:
+        env["TFNET_TRAIN_VENV"] = sys.prefix
+    command = _script(tmp_path, "w \"quoted\" \\ name.py", PRINT_CONFIG)
+    run = subprocess.run(["mono", str(exe), "--workers", "2", "--timeout", "60", "--", *command], capture_output=True,
+                         text=True, env=env, timeout=RUN_TIMEOUT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for index in range(2):
+        assert f"[worker {index}] task worker {index} " in run.stdout, run.stdout
+        assert f"[worker {index}] second line" in run.stdout.splitlines()
+    assert "[launcher] started 2 workers" in run.stderr
+    failing = subprocess.run(["mono", str(exe), "--workers", "2", "--timeout", "60", "--", sys.executable, "-c",
+                              "import sys; sys.exit(7)"], capture_output=True, text=True, env=env,
+                             timeout=RUN_TIMEOUT)
+    assert failing.returncode == 7, failing.stdout + failing.stderr
