@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -134,6 +135,29 @@ def test_timeout_ends_every_worker(tmp_path: Path) -> None:
     status, _, err = _launch(_script(tmp_path, "w.py", "import time; time.sleep(600)\n"), 2, timeout=2.0)
     assert status == launcher.TIMEOUT_STATUS
     assert "timeout after 2 s" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_ending_the_launcher_ends_its_workers(sig: int) -> None:
+    """SIGTERM: the launcher ends the workers and exits 130; SIGKILL: the workers get SIGTERM as their parent dies."""
+    process = subprocess.Popen([sys.executable, "-m", "tfnet_train.cli", "launch", "--workers", "2", "--timeout", "90",
+                                "--", sys.executable, "-c", "import os, time; print(os.getpid(), flush=True); "
+                                "time.sleep(600)"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=_env_with_package())
+    try:
+        pids = [int(process.stdout.readline().split()[-1]) for _ in range(2)]
+        assert all(_alive(pid) for pid in pids)
+        process.send_signal(sig)
+        status = process.wait(RUN_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert status == (130 if sig == signal.SIGTERM else -signal.SIGKILL)
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in pids), f"workers {pids} outlived their launcher"
 
 
 def test_bad_arguments_name_the_argument() -> None:

@@ -176,7 +176,7 @@ def _run_workers(command: list[str], ports: list[int], timeout: float | None, en
         _end_all(processes)
         raise
     for relay in relays:
-        relay.join()
+        relay.join(TERMINATE_GRACE)  # a process a worker left behind may hold its output open
     return status
 
 
