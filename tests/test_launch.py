@@ -93,6 +93,23 @@ def test_each_worker_gets_its_tf_config_and_prefixed_output(tmp_path: Path, netn
     assert len(lines) == 4, out
 
 
+@pytest.mark.parametrize("python_path", [None, "/nonexistent/a"], ids=["unset", "set"])
+def test_workers_get_the_callers_environment(tmp_path: Path, python_path: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["TFNET_TEST_MARK"] = "mark"
+    if python_path is not None:
+        env["PYTHONPATH"] = python_path
+    command = _script(tmp_path, "w.py", """\
+        import json, os
+        print(json.dumps({k: v for k, v in os.environ.items()
+                          if k in ("PYTHONPATH", "TFNET_TEST_MARK") or k.startswith("TFNET_TRAIN_LAUNCH")}))
+    """)
+    status, out, err = _launch(command, 1, env=env)
+    assert status == 0, out + err
+    expected = {"TFNET_TEST_MARK": "mark"} | ({} if python_path is None else {"PYTHONPATH": python_path})
+    assert json.loads(out.split("] ", 1)[1]) == expected
+
+
 def test_output_without_final_newline_keeps_its_prefix(tmp_path: Path) -> None:
     status, out, _ = _launch(_script(tmp_path, "w.py", "import sys; sys.stdout.write('a\\nb')\n"), 1)
     assert status == 0

@@ -33,6 +33,8 @@ TIMEOUT_STATUS = 124
 TERMINATE_GRACE = 5.0
 #: Set in the re-executed launcher inside the namespace, so it neither nests another one nor warns.
 _INSIDE_ENV = "TFNET_TRAIN_LAUNCH_NETNS"
+#: The caller's PYTHONPATH (JSON, null when unset), restored for the workers by the re-executed launcher.
+_PATH_ENV = "TFNET_TRAIN_LAUNCH_PYTHONPATH"
 
 _GRPC_NOTE = ("TensorFlow's gRPC server listens on every network interface, whatever address the cluster spec "
               "names")
@@ -106,6 +108,11 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
     out, err = stdout or sys.stdout, stderr or sys.stderr
     base_env = dict(os.environ if env is None else env)
     inside = base_env.pop(_INSIDE_ENV, None) == "1"
+    if inside and _PATH_ENV in base_env:  # the workers get the caller's PYTHONPATH, not the launcher's
+        caller_path = json.loads(base_env.pop(_PATH_ENV))
+        base_env.pop("PYTHONPATH", None)
+        if caller_path is not None:
+            base_env["PYTHONPATH"] = caller_path
 
     if netns is not False and not inside:
         prefix = netns_command()
@@ -132,6 +139,7 @@ def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, 
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(env)
     env[_INSIDE_ENV] = "1"
+    env[_PATH_ENV] = json.dumps(env.get("PYTHONPATH"))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     inner = [sys.executable, "-m", "tfnet_train.launch", "--workers", str(workers), "--no-netns"]
     if timeout is not None:
