@@ -154,7 +154,8 @@ namespace TfNetTrain
         /// <summary>
         /// Trains for <paramref name="epochs"/> epochs (Keras fit semantics; shuffles unless
         /// <paramref name="shuffle"/> is false). <paramref name="validationX"/>/<paramref name="validationY"/> give
-        /// validation data; <paramref name="callbacks"/> receive the training hooks. Returns the per-epoch history.
+        /// validation data; <paramref name="callbacks"/> receive the training hooks (C# callbacks, and
+        /// Keras callbacks described by <see cref="KerasCallback"/> specs, run in list order). Returns the per-epoch history.
         /// </summary>
         public History Fit(NDArray x, NDArray y, int? batchSize = null, int epochs = 1, int verbose = 1,
                            IList<ICallback> callbacks = null, float validationSplit = 0f, bool shuffle = true,
