@@ -102,5 +102,31 @@ namespace TfNetTrain
                 }
             });
         }
+    
+
+        /// <summary>Whole-model files (Python's <c>keras.models</c> / <c>tfnet_train.load_model</c>).</summary>
+        public static class Models
+        {
+            /// <summary>
+            /// Opens a ".keras" file saved by <see cref="TfNetTrain.Model.Save"/>, by Python's engine or by Keras 3 as
+            /// a tfnet_train model, compiled (optimizer state and train counter included) when the file was and
+            /// <paramref name="compile"/> is true. <paramref name="safeMode"/> (Keras's default) refuses files that
+            /// carry Python code, such as a Lambda layer's; turn it off only for files you trust.
+            /// </summary>
+            public static Model LoadModel(string path, bool compile = true, bool safeMode = true)
+            {
+                if (path == null) throw new ArgumentNullException(nameof(path));
+                PythonRuntime runtime = TfNetTrain.Model.RequireRuntime();
+                return TfNetTrain.Model.Create(runtime, f =>
+                {
+                    using (var p = new PyString(path))
+                    using (var c = compile.ToPython())
+                    using (var safe = safeMode.ToPython())
+                    {
+                        return f["load_model"].Invoke(p, c, safe);
+                    }
+                });
+            }
+        }
     }
 }

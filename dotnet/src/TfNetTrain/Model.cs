@@ -154,7 +154,8 @@ namespace TfNetTrain
         /// <summary>
         /// Trains for <paramref name="epochs"/> epochs (Keras fit semantics; shuffles unless
         /// <paramref name="shuffle"/> is false). <paramref name="validationX"/>/<paramref name="validationY"/> give
-        /// validation data; <paramref name="callbacks"/> receive the training hooks. Returns the per-epoch history.
+        /// validation data; <paramref name="callbacks"/> receive the training hooks (C# callbacks, and
+        /// Keras callbacks described by <see cref="KerasCallback"/> specs, run in list order). Returns the per-epoch history.
         /// </summary>
         public History Fit(NDArray x, NDArray y, int? batchSize = null, int epochs = 1, int verbose = 1,
                            IList<ICallback> callbacks = null, float validationSplit = 0f, bool shuffle = true,
@@ -194,7 +195,7 @@ namespace TfNetTrain
                     "validationX and validationY must be given together");
             if (validationX != null) CheckBatch(validationX, validationY, null, nameof(validationY));
             if (batchSize.HasValue && batchSize.Value < 1)
-                throw new TfNetTrainArgumentException(nameof(batchSize), $"must be >= 1; got {batchSize}");
+                throw new TfNetTrainArgumentException(nameof(batchSize), $"batch_size must be >= 1; got {batchSize}");
             if (epochs < 0) throw new TfNetTrainArgumentException(nameof(epochs), $"must be >= 0; got {epochs}");
             var dispatchers = new List<CallbackDispatcher>();
             if (callbacks != null)
@@ -202,6 +203,7 @@ namespace TfNetTrain
                 for (int i = 0; i < callbacks.Count; i++)
                 {
                     if (callbacks[i] == null) throw new ArgumentNullException(nameof(callbacks), $"callbacks[{i}] is null");
+                    if (callbacks[i] is KerasCallback) continue; // built in Python below, in list order
                     var asBase = callbacks[i] as CallbackBase;
                     if (asBase != null) asBase.Model = this;
                     dispatchers.Add(new CallbackDispatcher(callbacks[i]));
@@ -226,8 +228,21 @@ namespace TfNetTrain
                 using (var kwargs = PyConvert.Kwargs(arguments))
                 using (var hostCallbacks = new PyList())
                 {
-                    foreach (var dispatcher in dispatchers)
+                    int next = 0;
+                    foreach (var item in callbacks ?? new ICallback[0])
                     {
+                        var spec = item as KerasCallback;
+                        if (spec != null)
+                        {
+                            using (var name = new PyString(spec.ClassName))
+                            using (var specKwargs = PyConvert.Kwargs(spec.Arguments))
+                            using (var callback = f["build_callback"].Invoke(name, specKwargs))
+                            {
+                                hostCallbacks.Append(callback);
+                            }
+                            continue;
+                        }
+                        var dispatcher = dispatchers[next++];
                         using (var host = dispatcher.ToPython())
                         using (var hooks = PyConvert.ToPython(dispatcher.ImplementedHooks()))
                         using (var callback = f["host_callback"].Invoke(host, hooks))
@@ -428,14 +443,37 @@ namespace TfNetTrain
             set => Call(f => { using (var v = value.ToPython()) using (f["set_stop_training"].Invoke(_handle, v)) return 0; });
         }
 
-        /// <summary>Saves the weights to an HDF5 file; Keras requires the name to end in ".weights.h5".</summary>
+        /// <summary>
+        /// Saves the whole model to a ".keras" file (Keras 3's format: architecture, weights, compile configuration
+        /// with the optimizer's state, and the train counter), written whole or not at all. Open it with
+        /// <see cref="Keras.Models.LoadModel"/> (or Python's <c>tfnet_train.load_model</c> / <c>keras.saving.load_model</c>)
+        /// and training continues exactly as if it had not stopped.
+        /// </summary>
+        public void Save(string path, bool overwrite = true)
+        {
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            Call(f =>
+            {
+                using (var p = new PyString(path))
+                using (var o = overwrite.ToPython())
+                using (f["save_model"].Invoke(_handle, p, o)) return 0;
+            });
+        }
+
+        /// <summary>
+        /// Saves the weights (model and optimizer variables) to an HDF5 file named ".weights.h5" or, as TensorFlow.NET
+        /// names it, ".h5" (same content), written whole or not at all.
+        /// </summary>
         public void SaveWeights(string path)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));
             Call(f => { using (var p = new PyString(path)) using (f["save_weights"].Invoke(_handle, p)) return 0; });
         }
 
-        /// <summary>Loads weights saved by <see cref="SaveWeights"/> (or by Keras for the same architecture).</summary>
+        /// <summary>
+        /// Loads weights saved by <see cref="SaveWeights"/> (or by Keras for the same architecture); all or nothing:
+        /// when the file does not fit, every weight and optimizer variable keeps its value.
+        /// </summary>
         public void LoadWeights(string path)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));

@@ -2,8 +2,8 @@
 
 Arrays cross as C-contiguous numpy arrays of float32, float64, int32 or int64 (see `arrays`); layers,
 optimizers and losses are built from (class name, kwargs) pairs (see `specs`); model calls are in `models`;
-C# callbacks are wrapped by `host_callback`. Python errors propagate unchanged and are mapped to C# exception
-types by the host.
+C# callbacks are wrapped by `host_callback`; whole-model files and Keras callback specs are in `saving`.
+Python errors propagate unchanged and are mapped to C# exception types by the host.
 """
 
 from tfnet_train.bridge.arrays import EXCHANGE_DTYPES, describe, echo, empty, exchange_array, exchange_list
@@ -31,9 +31,14 @@ from tfnet_train.bridge.models import (
     train_step_traced,
     weight_layout,
 )
+from tfnet_train.bridge.saving import CALLBACK_CLASSES, build_callback, load_model, save_model
 from tfnet_train.bridge.specs import build_layer, build_layers, build_loss, build_optimizer, build_schedule
 
 __all__ = [
+    "CALLBACK_CLASSES",
+    "build_callback",
+    "load_model",
+    "save_model",
     "EXCHANGE_DTYPES",
     "apply_layer",
     "HOST_HOOKS",

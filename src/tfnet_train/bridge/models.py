@@ -212,12 +212,12 @@ def set_stop_training(model: Any, value: bool) -> None:
 
 
 def save_weights(model: Any, path: str) -> None:
-    """`model.save_weights(path)`; Keras requires the name to end in `.weights.h5`."""
+    """`model.save_weights(path)`, written whole or not at all; `.weights.h5` or (as TF.NET names it) `.h5`."""
     _check_model(model).save_weights(str(path))
 
 
 def load_weights(model: Any, path: str) -> None:
-    """`model.load_weights(path)`."""
+    """`model.load_weights(path)` (`.weights.h5`, the engine's `.h5`, `.keras`); all or nothing."""
     _check_model(model).load_weights(str(path))
 
 

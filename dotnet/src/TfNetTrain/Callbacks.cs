@@ -1,0 +1,190 @@
+using System.Collections.Generic;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// A Keras callback of <c>tfnet_train.callbacks</c> described from C#: <see cref="Model.Fit(NDArray, NDArray, int?, int, int, IList{ICallback}, float, bool, NDArray, int, int?, NDArray, NDArray, int, IDictionary{int, float})"/>
+    /// builds the Python callback from the spec (a new one per Fit) and Keras runs it, so it behaves exactly as in
+    /// Python. The <see cref="ICallback"/> hooks of a spec are never called and do nothing; a spec holds only data
+    /// and may be given to several fits.
+    /// </summary>
+    public abstract class KerasCallback : KerasObjectSpec, ICallback
+    {
+        /// <summary>A spec of <c>tfnet_train.callbacks.&lt;className&gt;(**arguments)</c>.</summary>
+        protected KerasCallback(string className, IEnumerable<KeyValuePair<string, object>> arguments)
+            : base(className, arguments, isName: false)
+        {
+        }
+
+        /// <summary>The argument <paramref name="name"/> as sent to Python, or <paramref name="fallback"/>.</summary>
+        protected T Argument<T>(string name, T fallback)
+        {
+            object value;
+            return Arguments.TryGetValue(name, out value) ? (T)value : fallback;
+        }
+
+        void ICallback.OnTrainBegin(IDictionary<string, float> logs) { }
+        void ICallback.OnTrainEnd(IDictionary<string, float> logs) { }
+        void ICallback.OnEpochBegin(int epoch, IDictionary<string, float> logs) { }
+        void ICallback.OnEpochEnd(int epoch, IDictionary<string, float> logs) { }
+        void ICallback.OnTrainBatchBegin(long batch, IDictionary<string, float> logs) { }
+        void ICallback.OnTrainBatchEnd(long batch, IDictionary<string, float> logs) { }
+    }
+
+    /// <summary>
+    /// Keras's <c>EarlyStopping</c>: stops training when <see cref="Monitor"/> has not improved by more than
+    /// <see cref="MinDelta"/> for <see cref="Patience"/> epochs; with <see cref="RestoreBestWeights"/> the model ends
+    /// with the weights of its best epoch.
+    /// </summary>
+    public sealed class EarlyStopping : KerasCallback
+    {
+        /// <summary>Keras's arguments, C#-cased: <c>monitor</c>, <c>min_delta</c>, <c>patience</c>, <c>verbose</c>,
+        /// <c>mode</c> ("auto", "min", "max"), <c>baseline</c>, <c>restore_best_weights</c>, <c>start_from_epoch</c>.</summary>
+        public EarlyStopping(string monitor = "val_loss", float minDelta = 0f, int patience = 0, int verbose = 0,
+                             string mode = "auto", float? baseline = null, bool restoreBestWeights = false,
+                             int startFromEpoch = 0)
+            : base("EarlyStopping", new Dictionary<string, object>
+            {
+                { "monitor", CallbackArguments.NotNull(monitor, nameof(monitor)) }, { "min_delta", minDelta },
+                { "patience", CallbackArguments.AtLeast(patience, 0, nameof(patience)) }, { "verbose", verbose },
+                { "mode", CallbackArguments.Mode(mode, nameof(mode)) }, { "baseline", baseline },
+                { "restore_best_weights", restoreBestWeights },
+                { "start_from_epoch", CallbackArguments.AtLeast(startFromEpoch, 0, nameof(startFromEpoch)) },
+            })
+        {
+        }
+
+        /// <summary>The quantity watched ("val_loss", "loss", "val_accuracy", ...).</summary>
+        public string Monitor => Argument("monitor", "val_loss");
+
+        /// <summary>The smallest change counted as an improvement.</summary>
+        public float MinDelta => Argument("min_delta", 0f);
+
+        /// <summary>Epochs without improvement before training stops.</summary>
+        public int Patience => Argument("patience", 0);
+
+        /// <summary>"auto", "min" or "max".</summary>
+        public string Mode => Argument("mode", "auto");
+
+        /// <summary>Whether the model ends with the weights of its best epoch.</summary>
+        public bool RestoreBestWeights => Argument("restore_best_weights", false);
+    }
+
+    /// <summary>
+    /// Keras's <c>ModelCheckpoint</c>: saves the model (a <c>.keras</c> file) or its weights (<c>.weights.h5</c>,
+    /// with <see cref="SaveWeightsOnly"/>) every epoch or every <c>saveFreq</c> steps, optionally only when
+    /// <see cref="Monitor"/> improves. <see cref="FilePath"/> may hold Keras placeholders such as "{epoch:02d}".
+    /// Files are written whole or not at all.
+    /// </summary>
+    public sealed class ModelCheckpoint : KerasCallback
+    {
+        /// <summary>Saves at the end of every epoch (Keras's <c>save_freq="epoch"</c>).</summary>
+        public ModelCheckpoint(string filePath, string monitor = "val_loss", int verbose = 0, bool saveBestOnly = false,
+                               bool saveWeightsOnly = false, string mode = "auto", float? initialValueThreshold = null)
+            : this(filePath, monitor, verbose, saveBestOnly, saveWeightsOnly, mode, "epoch", initialValueThreshold)
+        {
+        }
+
+        /// <summary>Saves every <paramref name="saveFreq"/> training steps.</summary>
+        public ModelCheckpoint(string filePath, int saveFreq, string monitor = "val_loss", int verbose = 0,
+                               bool saveBestOnly = false, bool saveWeightsOnly = false, string mode = "auto",
+                               float? initialValueThreshold = null)
+            : this(filePath, monitor, verbose, saveBestOnly, saveWeightsOnly, mode,
+                   CallbackArguments.AtLeast(saveFreq, 1, nameof(saveFreq)), initialValueThreshold)
+        {
+        }
+
+        private ModelCheckpoint(string filePath, string monitor, int verbose, bool saveBestOnly, bool saveWeightsOnly,
+                                string mode, object saveFreq, float? initialValueThreshold)
+            : base("ModelCheckpoint", new Dictionary<string, object>
+            {
+                { "filepath", CallbackArguments.NotNull(filePath, nameof(filePath)) },
+                { "monitor", CallbackArguments.NotNull(monitor, nameof(monitor)) }, { "verbose", verbose },
+                { "save_best_only", saveBestOnly }, { "save_weights_only", saveWeightsOnly },
+                { "mode", CallbackArguments.Mode(mode, nameof(mode)) }, { "save_freq", saveFreq },
+                { "initial_value_threshold", initialValueThreshold },
+            })
+        {
+        }
+
+        /// <summary>Where the files go (Keras placeholders allowed).</summary>
+        public string FilePath => Argument<string>("filepath", null);
+
+        /// <summary>The quantity compared when <see cref="SaveBestOnly"/>.</summary>
+        public string Monitor => Argument("monitor", "val_loss");
+
+        /// <summary>Whether only improvements of <see cref="Monitor"/> are saved.</summary>
+        public bool SaveBestOnly => Argument("save_best_only", false);
+
+        /// <summary>Whether only the weights are saved (<c>.weights.h5</c>) instead of the whole model.</summary>
+        public bool SaveWeightsOnly => Argument("save_weights_only", false);
+
+        /// <summary>"auto", "min" or "max".</summary>
+        public string Mode => Argument("mode", "auto");
+
+        /// <summary>"epoch", or a number of training steps.</summary>
+        public object SaveFreq => Argument<object>("save_freq", "epoch");
+    }
+
+    /// <summary>
+    /// tfnet_train's <c>BackupAndRestore</c> (Keras's, crash-safe): backs the training state up to
+    /// <see cref="BackupDir"/> every epoch or every <c>saveFreq</c> steps; a Fit that was interrupted (an exception,
+    /// or the process killed) and is run again with the same callback resumes where the last backup left it, and
+    /// ends exactly where an uninterrupted Fit ends. The backup is deleted when Fit completes, unless
+    /// <see cref="DeleteCheckpoint"/> is false.
+    /// </summary>
+    public sealed class BackupAndRestore : KerasCallback
+    {
+        /// <summary>Backs up at the end of every epoch.</summary>
+        public BackupAndRestore(string backupDir, bool deleteCheckpoint = true)
+            : this(backupDir, "epoch", deleteCheckpoint)
+        {
+        }
+
+        /// <summary>Backs up every <paramref name="saveFreq"/> training steps (and resumes mid-epoch).</summary>
+        public BackupAndRestore(string backupDir, int saveFreq, bool deleteCheckpoint = true)
+            : this(backupDir, (object)CallbackArguments.AtLeast(saveFreq, 1, nameof(saveFreq)), deleteCheckpoint)
+        {
+        }
+
+        private BackupAndRestore(string backupDir, object saveFreq, bool deleteCheckpoint)
+            : base("BackupAndRestore", new Dictionary<string, object>
+            {
+                { "backup_dir", CallbackArguments.NotNull(backupDir, nameof(backupDir)) }, { "save_freq", saveFreq },
+                { "delete_checkpoint", deleteCheckpoint },
+            })
+        {
+        }
+
+        /// <summary>The folder holding the backup.</summary>
+        public string BackupDir => Argument<string>("backup_dir", null);
+
+        /// <summary>"epoch", or a number of training steps.</summary>
+        public object SaveFreq => Argument<object>("save_freq", "epoch");
+
+        /// <summary>Whether the backup is removed when Fit completes.</summary>
+        public bool DeleteCheckpoint => Argument("delete_checkpoint", true);
+    }
+
+    internal static class CallbackArguments
+    {
+        public static string NotNull(string value, string name)
+        {
+            if (value == null) throw new System.ArgumentNullException(name);
+            return value;
+        }
+
+        public static int AtLeast(int value, int minimum, string name)
+        {
+            if (value < minimum) throw new TfNetTrainArgumentException(name, $"must be >= {minimum}; got {value}");
+            return value;
+        }
+
+        public static string Mode(string mode, string name)
+        {
+            if (mode != "auto" && mode != "min" && mode != "max")
+                throw new TfNetTrainArgumentException(name, $"must be \"auto\", \"min\" or \"max\"; got {(mode == null ? "null" : "\"" + mode + "\"")}");
+            return mode;
+        }
+    }
+}
