@@ -55,13 +55,15 @@ class EvaluateMixin:
         self.stop_evaluating = False
         callbacks.on_test_begin()
         batch_hooks = callbacks.needs_batch_hooks("test")
+        if not batch_hooks:
+            handler.run_whole_epochs()
         logs: Any = {}
         self.reset_metrics()
         with handler.catch_stop_iteration():
             for block in handler:
                 if batch_hooks:
                     callbacks.on_test_batch_begin(block.begin)
-                logs = self.test_function(block.iterator)
+                logs = self._test_step_function(handler, block)
                 if batch_hooks:
                     callbacks.on_test_batch_end(block.end, logs)
                 if self.stop_evaluating:
@@ -71,6 +73,19 @@ class EvaluateMixin:
         if return_dict:
             return logs
         return self._flatten_metrics_in_order(logs)
+
+    def _test_step_function(self, handler: DataHandler, block: Any) -> Any:
+        """One execution of the test step: in-memory arrays gathered by row index inside the call."""
+        iterator = block.iterator
+        if hasattr(iterator, "take"):
+            full, tail = iterator.take(handler.steps_per_execution)
+            if full is None and tail is None:
+                raise StopIteration
+            state = self._engine
+            if state.test_rows_function is None:
+                state.test_rows_function = self._rows_function(self.test_step)
+            return state.test_rows_function(iterator.data, full, tail, iterator.batch_size)
+        return self.test_function(iterator)
 
     def test_step(self, data: Any) -> dict[str, Any]:
         """Forward pass (training=False), loss and metrics; no weight update (expand_1d under tfnet)."""

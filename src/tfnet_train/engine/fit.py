@@ -18,6 +18,11 @@ def check_verbose(verbose: Any) -> int | str:
     return verbose
 
 
+def skip_needed(model: Any) -> bool:
+    """Whether a backup asks fit to pass steps of its first epoch (they are passed one execution at a time)."""
+    return bool(getattr(model, "_initial_step", 0))
+
+
 def _check_count(name: str, value: Any, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -102,6 +107,8 @@ class FitMixin:
         callbacks.on_train_begin()
         self._engine.train_counter.assign(0)  # TF.NET: once per fit (here after on_train_begin could fail)
         batch_hooks = callbacks.needs_batch_hooks("train")
+        if not batch_hooks and not skip_needed(self):
+            data_handler.run_whole_epochs()
         training_logs = None
         logs: Any = {}
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets _initial_epoch
@@ -125,7 +132,7 @@ class FitMixin:
                     if self.stop_training:
                         break
             skip = 0
-            epoch_logs = dict(self._get_metrics_result_or_logs(logs)) if logs else {}
+            epoch_logs = dict(logs)  # the last step's results: the epoch's metrics (one read, no eager recompute)
             if validation is not None:
                 if validation.due(epoch, validation_freq, self._should_eval):
                     val_logs = self.evaluate(validation.x, validation.y, sample_weight=validation.sample_weight,

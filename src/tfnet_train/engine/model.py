@@ -39,10 +39,13 @@ class EngineState:
         self.profile = KERAS_PROFILE
         self.seed: int | None = None
         self.active_trace: dict[str, Any] | None = None
-        self.traced_function: Any = None
+        self.reset_functions()
 
     def reset_functions(self) -> None:
-        self.traced_function = None
+        self.traced_function: Any = None
+        self.test_rows_function: Any = None
+        self.reset_function: Any = None
+        self.reset_key: tuple[int, ...] = ()
 
 
 def _inject_functional(cls: type) -> type:
@@ -77,6 +80,23 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
         super().__init__(*args, **kwargs)
 
     # ----- Model.Metrics.cs ---------------------------------------------------------------------------------------
+
+    def reset_metrics(self) -> None:
+        """Keras's reset_metrics, in one compiled call: it runs at every epoch and every evaluate."""
+        metrics = self.metrics
+        variables = [v for m in metrics for v in m.variables]
+        if self.run_eagerly or not variables:
+            return super().reset_metrics()
+        state = self._engine
+        key = tuple(id(v) for v in variables)
+        if state.reset_key != key:  # metrics built or added since: trace again
+
+            def reset() -> None:
+                for metric in metrics:
+                    metric.reset_state()
+
+            state.reset_function, state.reset_key = tf.function(reset), key
+        state.reset_function()
 
     def get_metrics_result(self) -> dict[str, Any]:
         """Keras's metric results; under tfnet non-scalar results are reduced by mean (TF.NET's train_step)."""

@@ -32,11 +32,11 @@ class TrainMixin:
         steps_per_execution steps runs in one call, and _train_counter moves inside that call.
         """
         iterator = block.iterator
-        if self.steps_per_execution > 1 and hasattr(iterator, "take"):  # in-memory arrays: stacked full batches
-            stacked, tail = iterator.take(self.steps_per_execution)
-            if stacked is None and tail is None:
+        if hasattr(iterator, "take"):  # in-memory arrays: the call gathers its own batches by row index
+            full, tail = iterator.take(data_handler.steps_per_execution)
+            if full is None and tail is None:
                 raise StopIteration
-            return self._train_block_function(stacked, tail)
+            return self._train_rows_function(iterator.data, full, tail, iterator.batch_size)
         return self.train_function(iterator)
 
     def train_step(self, data: Any) -> dict[str, Any]:
@@ -109,26 +109,29 @@ class TrainMixin:
             return self.train_function
         step = self._counted(self.train_step)
         self.train_function = self._make_function(step)
-        self._train_block_function = self._block_function(step)
+        self._train_rows_function = self._rows_function(step)
         return self.train_function
 
-    def _block_function(self, step: Callable[[Any], Any]) -> Callable[..., Any]:
-        """Several steps in one call over stacked in-memory batches ``(k, batch, ...)`` and an optional last
-        partial batch: tf.data's per-step iteration costs more than small steps themselves."""
+    def _rows_function(self, step: Callable[[Any], Any]) -> Callable[..., Any]:
+        """Steps over batches the compiled call gathers itself from in-memory arrays, given the row indices of
+        ``k`` full batches and of a partial last batch: no tf.data iteration and no eager slicing per step or
+        epoch, which cost more than small steps themselves."""
 
-        def block(stacked: Any, tail: Any) -> Any:
+        def run(data: Any, full_rows: Any, tail_rows: Any, batch_size: int) -> Any:
             logs = None
-            if stacked is not None:
-                logs = step(tree.map_structure(lambda t: t[0], stacked))
-                for i in tf.range(1, tf.shape(tree.flatten(stacked)[0])[0]):
-                    logs = step(tree.map_structure(lambda t, i=i: t[i], stacked))
-            if tail is not None:
-                logs = step(tail)
+            if full_rows is not None:
+                blocks = tree.map_structure(
+                    lambda t: tf.reshape(tf.gather(t, full_rows), [-1, batch_size, *t.shape[1:]]), data)
+                logs = step(tree.map_structure(lambda t: t[0], blocks))
+                for i in tf.range(1, tf.shape(full_rows)[0] // batch_size):
+                    logs = step(tree.map_structure(lambda t, i=i: t[i], blocks))
+            if tail_rows is not None:
+                logs = step(tree.map_structure(lambda t: tf.gather(t, tail_rows), data))
             return logs
 
         if self.run_eagerly:
-            return block
-        return tf.function(block, jit_compile=self.jit_compile, reduce_retracing=True)
+            return run
+        return tf.function(run, jit_compile=self.jit_compile, reduce_retracing=True)
 
     # ----- traced step -------------------------------------------------------------------------------------------
 

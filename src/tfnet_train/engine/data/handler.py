@@ -108,6 +108,12 @@ class DataHandler(TFEpochIterator):
         begin, end, iterator = next(self._epoch_iterator)
         return Block(begin, end, iterator)
 
+    def run_whole_epochs(self) -> None:
+        """One execution per epoch over in-memory data when nothing listens to batch hooks and steps_per_execution
+        was left at 1: the numbers are the same, the per-step Python work goes."""
+        if self.fast and self._fit_level is None and self.steps_per_execution == 1 and self.num_batches:
+            self.steps_per_execution = int(self.num_batches)
+
     def skip(self, block: Block) -> None:
         """Consume a block's batches without running them (a resumed fit passing steps a backup holds)."""
         if hasattr(block.iterator, "take"):
@@ -224,7 +230,3 @@ class _Weighted:
 
     def __next__(self) -> Batch:
         return self._weights.weigh(next(self._batches))
-
-    def take(self, count: int) -> tuple[Batch | None, Batch | None]:
-        stacked, tail = self._batches.take(count)
-        return self._weights.weigh(stacked, batch_dims=2), self._weights.weigh(tail)

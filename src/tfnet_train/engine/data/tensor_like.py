@@ -70,20 +70,25 @@ def _is_array_like(v: Any) -> bool:
 
 
 class ArrayBatches:
-    """One pass over in-memory data: single batches (``next``) or runs of batches (``take``)."""
+    """One pass over in-memory data: runs of row indices (``take``) for compiled functions that gather their own
+    batches, or single batches (``next``) for everything else."""
 
     def __init__(self, inputs: Batch, num_samples: int, batch_size: int, order: np.ndarray | None) -> None:
-        self._structure = inputs
-        leaves = [tf.gather(t, order) if order is not None else t for t in tree.flatten(inputs)]
+        self.data = inputs
+        self._order = np.arange(num_samples) if order is None else order
+        self._shuffled = order is not None
         self._full = num_samples // batch_size
         self._sizes = [batch_size] * self._full + ([num_samples % batch_size] if num_samples % batch_size else [])
         self._batch_size = batch_size
-        self._leaves = leaves
         self._pieces: list[list[tf.Tensor]] | None = None
         self._position = 0
 
     def __len__(self) -> int:
         return len(self._sizes)
+
+    @property
+    def batch_size(self) -> int:
+        return self._batch_size
 
     def __iter__(self) -> ArrayBatches:
         return self
@@ -95,30 +100,28 @@ class ArrayBatches:
         self._position += 1
         return batch
 
-    def take(self, count: int) -> tuple[Batch | None, Batch | None]:
-        """Up to ``count`` next batches: the full ones stacked as ``(k, batch, ...)``, the partial last batch apart.
-
-        Either part is None when empty; both are None when the data is exhausted.
-        """
-        start = self._position
+    def take(self, count: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Row indices of up to ``count`` next batches: the full ones (``k * batch_size`` rows, to reshape as
+        ``(k, batch_size, ...)``) and the partial last batch apart. Either part is None when empty; both are None
+        when the data is exhausted."""
+        start, bs = self._position, self._batch_size
         full = max(0, min(count, self._full - start))
-        stacked = None
-        if full:
-            rows = slice(start * self._batch_size, (start + full) * self._batch_size)
-            stacked = self._pack([tf.reshape(t[rows], [full, self._batch_size, *t.shape[1:]]) for t in self._leaves])
+        full_rows = self._order[start * bs:(start + full) * bs] if full else None
         self._position += full
-        tail = None
+        tail_rows = None
         if full < count and self._position < len(self._sizes):
-            tail = next(self)
-        return stacked, tail
+            tail_rows = self._order[self._position * bs:]
+            self._position += 1
+        return full_rows, tail_rows
 
     def _batch(self, index: int) -> Batch:
-        if self._pieces is None:  # one split per array per pass, on first use
-            self._pieces = [tf.split(t, self._sizes) if len(self._sizes) > 1 else [t] for t in self._leaves]
-        return self._pack([pieces[index] for pieces in self._pieces])
-
-    def _pack(self, leaves: list[tf.Tensor]) -> Batch:
-        return tree.pack_sequence_as(self._structure, leaves)
+        if self._pieces is None:  # one gather and one split per array per pass, on first use
+            leaves = tree.flatten(self.data)
+            if self._shuffled:
+                order = tf.constant(self._order)
+                leaves = [tf.gather(t, order) for t in leaves]
+            self._pieces = [tf.split(t, self._sizes) if len(self._sizes) > 1 else [t] for t in leaves]
+        return tree.pack_sequence_as(self.data, [pieces[index] for pieces in self._pieces])
 
 
 class TensorLikeDataAdapter(ArrayDataAdapter):
