@@ -132,7 +132,10 @@ class FitMixin:
                     if self.stop_training:
                         break
             skip = 0
-            epoch_logs = dict(logs)  # the last step's results: the epoch's metrics (one read, no eager recompute)
+            if data_handler.fast:  # one device: the last step's results are the epoch's metrics (no eager re-read)
+                epoch_logs = dict(logs)
+            else:  # metric variables read across every replica and worker
+                epoch_logs = dict(self._get_metrics_result_or_logs(logs)) if logs else {}
             if validation is not None:
                 if validation.due(epoch, validation_freq, self._should_eval):
                     val_logs = self.evaluate(validation.x, validation.y, sample_weight=validation.sample_weight,

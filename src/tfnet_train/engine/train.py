@@ -112,6 +112,48 @@ class TrainMixin:
         self._train_rows_function = self._rows_function(step)
         return self.train_function
 
+    def _make_function(self, step_function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """Keras's step function over an iterator (tf.data, generators, distributed input), its logs reduced by
+        MEAN over every replica: Keras 3.15 reduces multi-worker scalar logs along axis 0, which fails."""
+        strategy = self.distribute_strategy
+
+        def reduce(value: Any) -> Any:
+            if isinstance(value, tf.distribute.DistributedValues):
+                return strategy.reduce("MEAN", value, axis=None)
+            return value
+
+        def one_step_on_data(data: Any) -> Any:
+            return tree.map_structure(reduce, strategy.run(step_function, args=(data,)))
+
+        if not self.run_eagerly:
+            one_step_on_data = tf.function(one_step_on_data, reduce_retracing=True, jit_compile=self.jit_compile)
+        one_step_on_data = self._autoconvert_optionals(one_step_on_data)
+
+        def function(iterator: Any) -> Any:
+            outputs = None
+            for _, data in zip(range(self.steps_per_execution), iterator):
+                outputs = one_step_on_data(data)
+            if outputs is None:
+                raise StopIteration
+            return outputs
+
+        return function
+
+    def _maybe_symbolic_build(self, iterator: Any = None, data_batch: Any = None) -> None:
+        """Keras's build under a strategy, from this worker's first local batch (Keras 3.15 reduces the nested batch
+        across workers, which multi-worker strategies cannot)."""
+        if self._distribute_strategy is None:
+            return
+        if iterator is not None:
+            for _, _, batches in iterator:
+                data_batch = next(batches)
+                break
+        local = self.distribute_strategy.experimental_local_results
+        data_batch = tree.map_structure(
+            lambda v: local(v)[0] if isinstance(v, tf.distribute.DistributedValues) else v, data_batch)
+        with self.distribute_strategy.scope():
+            self._symbolic_build(data_batch=data_batch)
+
     def _rows_function(self, step: Callable[[Any], Any]) -> Callable[..., Any]:
         """Steps over batches the compiled call gathers itself from in-memory arrays, given the row indices of
         ``k`` full batches and of a partial last batch: no tf.data iteration and no eager slicing per step or

@@ -1,0 +1,58 @@
+"""One worker of a multi-worker fit for tests/test_distributed.py (run by tfnet_train.launch), or the one-device
+reference when TF_CONFIG is absent. Writes OUT_<index>.npz: final weights, history and evaluate for arrays and a
+tf.data dataset."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((64, 4)).astype("float32")
+Y = (X @ np.array([[1.0], [-2.0], [0.5], [3.0]]) + 0.1 * rng.standard_normal((64, 1))).astype("float32")
+INIT = [(0.5 * rng.standard_normal(s)).astype("float32") for s in [(4, 8), (8,), (8, 1), (1,)]]
+
+
+def main(out: str) -> None:
+    multi = "TF_CONFIG" in os.environ
+    strategy = tf.distribute.MultiWorkerMirroredStrategy() if multi else tf.distribute.get_strategy()
+    index = json.loads(os.environ["TF_CONFIG"])["task"]["index"] if multi else 0
+    import keras
+
+    import tfnet_train
+
+    results = {}
+    for mode in ("arrays", "dataset"):
+        with strategy.scope():
+            model = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="tanh"),
+                                            keras.layers.Dense(1)])
+            model.set_weights(INIT)
+            model.compile(tfnet_train.optimizers.SGD(0.1, momentum=0.9, clipnorm=1.0), "mse", metrics=["mae"])
+        if mode == "arrays":
+            history = model.fit(X, Y, batch_size=16, epochs=2, shuffle=False, verbose=0).history
+            evaluated = model.evaluate(X, Y, batch_size=16, verbose=0, return_dict=True)
+        else:
+            dataset = tf.data.Dataset.from_tensor_slices((X, Y)).batch(16)
+            history = model.fit(dataset, epochs=2, verbose=0, shuffle=False).history
+            evaluated = model.evaluate(dataset, verbose=0, return_dict=True)
+        for i, w in enumerate(model.get_weights()):
+            results[f"{mode}/w{i}"] = w
+        for key, values in history.items():
+            results[f"{mode}/history/{key}"] = np.asarray(values)
+        for key, value in evaluated.items():
+            results[f"{mode}/evaluate/{key}"] = np.asarray(value)
+        results[f"{mode}/counter"] = np.asarray(int(model._train_counter.numpy()))
+    np.savez(f"{out}_{index}.npz", **results)
+    gc.disable()
+    gc.freeze()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
