@@ -12,6 +12,7 @@ from tfnet_train.callbacks import CallbackList
 from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
+from tfnet_train.engine.train import _rows
 
 
 class EvaluateMixin:
@@ -58,7 +59,8 @@ class EvaluateMixin:
         if not batch_hooks:
             handler.run_whole_epochs()
         logs: Any = {}
-        self.reset_metrics()
+        if not handler.reset_metrics_first:
+            self.reset_metrics()
         with handler.catch_stop_iteration():
             for block in handler:
                 if batch_hooks:
@@ -84,7 +86,8 @@ class EvaluateMixin:
             state = self._engine
             if state.test_rows_function is None:
                 state.test_rows_function = self._rows_function(self.test_step)
-            return state.test_rows_function(iterator.data, full, tail, iterator.batch_size)
+            reset, handler.reset_metrics_first = handler.reset_metrics_first, False
+            return state.test_rows_function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
         return self.test_function(iterator)
 
     def test_step(self, data: Any) -> dict[str, Any]:

@@ -116,7 +116,10 @@ class FitMixin:
         self._initial_step = 0
         for epoch in range(initial_epoch, epochs):
             logs = {}
-            self.reset_metrics()
+            if data_handler.whole_epochs:  # the reset runs inside the epoch's one call
+                data_handler.reset_metrics_first = True
+            else:
+                self.reset_metrics()
             data_handler.epoch = epoch
             callbacks.on_epoch_begin(epoch)
             with data_handler.catch_stop_iteration():

@@ -36,7 +36,8 @@ class TrainMixin:
             full, tail = iterator.take(data_handler.steps_per_execution)
             if full is None and tail is None:
                 raise StopIteration
-            return self._train_rows_function(iterator.data, full, tail, iterator.batch_size)
+            reset, data_handler.reset_metrics_first = data_handler.reset_metrics_first, False
+            return self._train_rows_function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
         return self.train_function(iterator)
 
     def train_step(self, data: Any) -> dict[str, Any]:
@@ -159,7 +160,10 @@ class TrainMixin:
         ``k`` full batches and of a partial last batch: no tf.data iteration and no eager slicing per step or
         epoch, which cost more than small steps themselves."""
 
-        def run(data: Any, full_rows: Any, tail_rows: Any, batch_size: int) -> Any:
+        def run(data: Any, full_rows: Any, tail_rows: Any, batch_size: int, reset: bool = False) -> Any:
+            if reset:  # the epoch's metric reset, in the same call as its steps
+                for metric in self.metrics:
+                    metric.reset_state()
             logs = None
             if full_rows is not None:
                 blocks = tree.map_structure(
@@ -231,6 +235,11 @@ class TrainMixin:
             variable_names=[v.path if hasattr(v, "path") else v.name for v in self.trainable_variables],
             weight_names=[w.path if hasattr(w, "path") else w.name for w in self.weights],
         )
+
+
+def _rows(rows: np.ndarray | None) -> tf.Tensor | None:
+    """Row indices as a tensor (a tf.function matches a tensor's signature faster than a NumPy array's)."""
+    return None if rows is None else tf.constant(rows)
 
 
 def _listed(value: Any) -> list[Any]:

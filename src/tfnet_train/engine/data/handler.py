@@ -85,6 +85,8 @@ class DataHandler(TFEpochIterator):
                              "on one device")
         self._fit_level = fit_level
         self.epoch = 0  # the epoch the next pass over in-memory data is drawn for (fit sets it)
+        self.whole_epochs = False  # one execution per epoch (run_whole_epochs)
+        self.reset_metrics_first = False  # the next execution resets the metrics before its steps
         if self.fast:  # Keras's EpochIterator state, without building a tf.data pipeline
             self.steps_per_epoch = steps_per_epoch
             self.steps_per_execution = steps_per_execution
@@ -113,6 +115,7 @@ class DataHandler(TFEpochIterator):
         was left at 1: the numbers are the same, the per-step Python work goes."""
         if self.fast and self._fit_level is None and self.steps_per_execution == 1 and self.num_batches:
             self.steps_per_execution = int(self.num_batches)
+            self.whole_epochs = self.reset_metrics_first = True
 
     def skip(self, block: Block) -> None:
         """Consume a block's batches without running them (a resumed fit passing steps a backup holds)."""

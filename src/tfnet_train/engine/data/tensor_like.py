@@ -8,6 +8,7 @@ handed out as tensors, because per-step tf.data iteration costs more than the st
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -73,9 +74,12 @@ class ArrayBatches:
     """One pass over in-memory data: runs of row indices (``take``) for compiled functions that gather their own
     batches, or single batches (``next``) for everything else."""
 
-    def __init__(self, inputs: Batch, num_samples: int, batch_size: int, order: np.ndarray | None) -> None:
+    def __init__(self, inputs: Batch, num_samples: int, batch_size: int,
+                 order: Callable[[], np.ndarray] | None = None) -> None:
         self.data = inputs
-        self._order = np.arange(num_samples) if order is None else order
+        self._num_samples = num_samples
+        self._draw_order = order  # drawn on first use: a pass may be created and never read
+        self._drawn: np.ndarray | None = None
         self._shuffled = order is not None
         self._full = num_samples // batch_size
         self._sizes = [batch_size] * self._full + ([num_samples % batch_size] if num_samples % batch_size else [])
@@ -89,6 +93,12 @@ class ArrayBatches:
     @property
     def batch_size(self) -> int:
         return self._batch_size
+
+    @property
+    def _order(self) -> np.ndarray:
+        if self._drawn is None:
+            self._drawn = self._draw_order() if self._draw_order else np.arange(self._num_samples)
+        return self._drawn
 
     def __iter__(self) -> ArrayBatches:
         return self
@@ -150,14 +160,15 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
     def epoch_batches(self, epoch: int = 0) -> ArrayBatches:
         """A fresh pass over the data, shuffled when asked (``"batch"`` shuffles whole batches, as in Keras)."""
         n, bs = self._num_samples, self._batch_size
-        rng = np.random.default_rng([self.seed, epoch])
-        order = None
-        if self._shuffle == "batch":
-            blocks = rng.permutation(math.ceil(n / bs))
-            order = np.concatenate([np.arange(b * bs, min((b + 1) * bs, n)) for b in blocks])
-        elif self._shuffle:
-            order = rng.permutation(n)
-        return ArrayBatches(self._tensors, n, bs, order)
+
+        def order() -> np.ndarray:
+            rng = np.random.default_rng([self.seed, epoch])
+            if self._shuffle == "batch":
+                blocks = rng.permutation(math.ceil(n / bs))
+                return np.concatenate([np.arange(b * bs, min((b + 1) * bs, n)) for b in blocks])
+            return rng.permutation(n)
+
+        return ArrayBatches(self._tensors, n, bs, order if self._shuffle else None)
 
     def first_batch(self) -> Batch:
         """The first batch in data order (to build the model, metrics and optimizer before tracing)."""
