@@ -44,14 +44,9 @@ class EvaluateMixin:
             raise ValueError("x must be given: got None")
         check_verbose(verbose)
         self._check_data(x, y)
-        handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps, shuffle=False,
-                              steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
-                              distribute_strategy=self.distribute_strategy)
+        handler, callbacks = self._inference_loop(x, y, sample_weight, batch_size, steps, callbacks, verbose)
         self._maybe_symbolic_build(iterator=handler)
         handler.reset()
-        if not isinstance(callbacks, CallbackList):
-            callbacks = CallbackList(callbacks, add_progbar=verbose != 0, verbose=verbose, epochs=1,
-                                     steps=handler.num_batches, model=self)
         self.make_test_function()
         self.stop_evaluating = False
         callbacks.on_test_begin()
@@ -75,6 +70,17 @@ class EvaluateMixin:
         if return_dict:
             return logs
         return self._flatten_metrics_in_order(logs)
+
+    def _inference_loop(self, x: Any, y: Any, sample_weight: Any, batch_size: int | None, steps: int | None,
+                        callbacks: Any, verbose: int | str) -> tuple[DataHandler, CallbackList]:
+        """The data handler (unshuffled) and callback list of an evaluate or predict run."""
+        handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps, shuffle=False,
+                              steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
+                              distribute_strategy=self.distribute_strategy)
+        if not isinstance(callbacks, CallbackList):
+            callbacks = CallbackList(callbacks, add_progbar=verbose != 0, verbose=verbose, epochs=1,
+                                     steps=handler.num_batches, model=self)
+        return handler, callbacks
 
     def _test_step_function(self, handler: DataHandler, block: Any) -> Any:
         """One execution of the test step: in-memory arrays gathered by row index inside the call."""

@@ -8,8 +8,6 @@ import tensorflow as tf
 from keras.src import tree
 from keras.src.backend.tensorflow.trainer import convert_to_np_if_not_ragged, potentially_ragged_concat
 
-from tfnet_train.callbacks import CallbackList
-from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
 
@@ -32,12 +30,7 @@ class PredictMixin:
             raise ValueError("x must be given: got None")
         check_verbose(verbose)
         self._check_data(x, None)
-        handler = DataHandler(x, batch_size=batch_size, steps_per_epoch=steps, shuffle=False,
-                              steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
-                              distribute_strategy=self.distribute_strategy)
-        if not isinstance(callbacks, CallbackList):
-            callbacks = CallbackList(callbacks, add_progbar=verbose != 0, verbose=verbose, epochs=1,
-                                     steps=handler.num_batches, model=self)
+        handler, callbacks = self._inference_loop(x, None, None, batch_size, steps, callbacks, verbose)
         self.make_predict_function()
         self.stop_predicting = False
         callbacks.on_predict_begin()
