@@ -2,10 +2,12 @@
 
 Arrays cross as C-contiguous numpy arrays of float32, float64, int32 or int64 (see `arrays`); layers,
 optimizers and losses are built from (class name, kwargs) pairs (see `specs`); model calls are in `models`;
-C# callbacks are wrapped by `host_callback`. Python errors propagate unchanged and are mapped to C# exception
-types by the host.
+C# callbacks are wrapped by `host_callback`. The TensorFlow.NET-shaped C# surface reaches eager tensors, tapes,
+loss/metric objects and tf.data through the `tensors` and `datasets` modules. Python errors propagate unchanged
+and are mapped to C# exception types by the host.
 """
 
+from tfnet_train.bridge import datasets, tensors
 from tfnet_train.bridge.arrays import EXCHANGE_DTYPES, describe, echo, empty, exchange_array, exchange_list
 from tfnet_train.bridge.host_callback import HOST_HOOKS, HostCallback, host_callback
 from tfnet_train.bridge.models import (
@@ -39,6 +41,7 @@ __all__ = [
     "HOST_HOOKS",
     "HostCallback",
     "build_layer",
+    "datasets",
     "build_layers",
     "build_loss",
     "build_optimizer",
@@ -64,6 +67,7 @@ __all__ = [
     "set_stop_training",
     "set_weights",
     "summary",
+    "tensors",
     "tensor_shape",
     "train_counter",
     "train_on_batch",
