@@ -53,26 +53,23 @@ def check_element(dataset: Any, arity: tuple[int, ...], argument: str) -> None:
                         f"(x, y, sample_weight); got {n} with spec {dataset.element_spec}")
 
 
-def from_host_batches(source: Any, signature: Sequence[tuple[Sequence[int], str]]) -> tf.data.Dataset:
-    """A dataset pulling batches from a C# source: `source.Next()` gives a tuple of numpy arrays or None at the end.
+def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tuple[Sequence[int], str]]
+                      ) -> tf.data.Dataset:
+    """A generator dataset over batches made by C# (each a tuple of arrays), yielded again on every pass.
 
     `signature` lists each part's per-batch shape (-1 unknown) and dtype; a batch that does not fit raises TypeError
-    when it arrives.
+    when the dataset reaches it.
     """
     specs = tuple(tf.TensorSpec([None if d < 0 else d for d in shape], dtype) for shape, dtype in signature)
+    held = [tuple(np.asarray(p) for p in batch) for batch in batches]
 
     def generate() -> Iterator[Any]:
-        source.Reset()
-        while True:
-            batch = source.Next()
-            if batch is None:
-                return
-            parts = tuple(np.asarray(p) for p in batch)
+        for index, parts in enumerate(held):
             if len(parts) != len(specs):
-                raise TypeError(f"each batch must have {len(specs)} parts; got {len(parts)}")
+                raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
             for i, (part, spec) in enumerate(zip(parts, specs)):
                 if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
-                    raise TypeError(f"batch part {i} must be {spec}; got {part.dtype} {part.shape}")
+                    raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
             yield parts if len(parts) > 1 else parts[0]
 
     return tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
@@ -87,7 +84,7 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
     if validation_data is not None:
         check_element(validation_data, (2, 3), "validation_data")
     history = _check_model(model).fit(dataset, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch,
-                                      steps_per_epoch=steps_per_epoch, validation_data=validation_data)
+                                      shuffle=False, steps_per_epoch=steps_per_epoch, validation_data=validation_data)
     return {
         "history": {name: [float(v) for v in values] for name, values in history.history.items()},
         "epoch": [int(e) for e in history.epoch],

@@ -36,10 +36,10 @@ namespace TfNetTrain.TensorFlowNet
         public IDatasetV2 from_tensor_slices(NDArray x, NDArray y, NDArray sample_weight) => Slices(new[] { x, y, sample_weight });
 
         /// <summary>
-        /// Batches produced by C#, streamed: each epoch enumerates <paramref name="batches"/> again (so it must be
-        /// re-enumerable) and each item is one batch, (x, y) or (x, y, sample_weight) arrays. The first batch fixes
-        /// dtypes and per-batch shapes (the batch dimension may vary); a later batch that differs is a
-        /// TfNetTrainArgumentException during fit/evaluate/predict.
+        /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to Keras
+        /// through a Python generator. The batches are enumerated once, when the dataset is made, and held in Python
+        /// (every pass yields them again). The first batch fixes dtypes and per-batch shapes (the batch dimension
+        /// may vary); a later batch that differs is a TfNetTrainArgumentException here, before any model sees it.
         /// </summary>
         public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches)
         {
@@ -48,13 +48,36 @@ namespace TfNetTrain.TensorFlowNet
             if (first == null || first.Length == 0 || first.Any(a => a == null))
                 throw new TfNetTrainArgumentException(nameof(batches), "must yield at least one batch of non-null arrays");
             PythonRuntime runtime = Face.Runtime;
-            var feeder = new BatchFeeder(batches, first.Length);
             var signature = first.Select(a => new object[] { Enumerable.Repeat(-1, 1).Concat(a.Shape.Skip(1)).ToArray(), a.DType.NumpyName() }).ToList();
             return Face.Run(runtime, f =>
             {
-                using (var pyFeeder = feeder.ToPython())
+                using (var list = new PyList())
                 {
-                    return (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_host_batches", new object[] { pyFeeder, signature }), feeder);
+                    int index = 0;
+                    foreach (NDArray[] batch in batches)
+                    {
+                        if (batch == null || batch.Length != first.Length || batch.Any(a => a == null))
+                            throw new TfNetTrainArgumentException(nameof(batches), $"batch {index} must hold {first.Length} non-null arrays");
+                        for (int part = 0; part < batch.Length; part++)
+                        {
+                            NDArray a = batch[part], f0 = first[part];
+                            if (a.DType != f0.DType || a.Rank != f0.Rank || !a.Shape.Skip(1).SequenceEqual(f0.Shape.Skip(1)))
+                                throw new TfNetTrainArgumentException(nameof(batches),
+                                    $"batch {index} part {part} is {a.DType.NumpyName()} {NDArray.FormatShape(a.ShapeNoCopy)}; the first batch fixed " +
+                                    $"{f0.DType.NumpyName()} (n{string.Concat(f0.Shape.Skip(1).Select(d => ", " + d))})");
+                        }
+                        var arrays = batch.Select(ArrayExchange.ToNumpy).ToArray();
+                        try
+                        {
+                            using (var tuple = new PyTuple(arrays)) list.Append(tuple);
+                        }
+                        finally
+                        {
+                            foreach (var a in arrays) a.Dispose();
+                        }
+                        index++;
+                    }
+                    return (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_host_batches", new object[] { new PyObjectBox(list), signature }));
                 }
             });
         }
@@ -67,7 +90,7 @@ namespace TfNetTrain.TensorFlowNet
                 if (arrays[i].Rank == 0) throw new TfNetTrainArgumentException(i == 0 ? "x" : i == 1 ? "y" : "sample_weight", "must have a batch dimension; got a scalar");
             }
             PythonRuntime runtime = Face.Runtime;
-            return Face.Run(runtime, f => (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_tensor_slices", new object[] { arrays.ToList() }), null));
+            return Face.Run(runtime, f => (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_tensor_slices", new object[] { arrays.ToList() })));
         }
     }
 
@@ -105,11 +128,8 @@ namespace TfNetTrain.TensorFlowNet
     /// <summary>A tf.data.Dataset held from C#.</summary>
     public sealed class DatasetV2 : PythonHandle, IDatasetV2
     {
-        private readonly BatchFeeder _feeder;
-
-        internal DatasetV2(PythonRuntime runtime, PyObject dataset, BatchFeeder feeder) : base(runtime, dataset)
+        internal DatasetV2(PythonRuntime runtime, PyObject dataset) : base(runtime, dataset)
         {
-            _feeder = feeder;
         }
 
         public IDatasetV2 shuffle(int buffer_size, int? seed = null, bool reshuffle_each_iteration = true)
@@ -140,55 +160,10 @@ namespace TfNetTrain.TensorFlowNet
         {
             var kwargs = new List<KeyValuePair<string, object>>();
             for (int i = 0; i + 1 < namesAndValues.Length; i += 2) kwargs.Add(new KeyValuePair<string, object>((string)namesAndValues[i], namesAndValues[i + 1]));
-            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) }), _feeder));
+            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) })));
         }
 
         /// <summary>"DatasetV2".</summary>
         public override string ToString() => "DatasetV2";
-    }
-
-    /// <summary>
-    /// The C# end of a generator dataset: Python calls <see cref="Reset"/> at the start of each pass and
-    /// <see cref="Next"/> for each batch (on a tf.data thread, holding the GIL). Public only for Python to see it.
-    /// </summary>
-    public sealed class BatchFeeder
-    {
-        private readonly IEnumerable<NDArray[]> _batches;
-        private readonly int _parts;
-        private IEnumerator<NDArray[]> _current;
-
-        internal BatchFeeder(IEnumerable<NDArray[]> batches, int parts)
-        {
-            _batches = batches;
-            _parts = parts;
-        }
-
-        internal PyObject ToPython() => PyObject.FromManagedObject(this);
-
-        /// <summary>Starts a new pass over the batches.</summary>
-        public void Reset()
-        {
-            _current?.Dispose();
-            _current = _batches.GetEnumerator();
-        }
-
-        /// <summary>The next batch as a tuple of numpy arrays, or None at the end (GIL held by the caller).</summary>
-        public PyObject Next()
-        {
-            if (_current == null) Reset();
-            if (!_current.MoveNext()) return PyObject.None;
-            NDArray[] batch = _current.Current;
-            if (batch == null || batch.Length != _parts || batch.Any(a => a == null))
-                throw new TfNetTrainArgumentException("batches", $"every batch must hold {_parts} non-null arrays");
-            var items = batch.Select(ArrayExchange.ToNumpy).ToArray();
-            try
-            {
-                return new PyTuple(items);
-            }
-            finally
-            {
-                foreach (var item in items) item.Dispose();
-            }
-        }
     }
 }
