@@ -137,3 +137,26 @@ def test_csharp_custom_loop_stops_early(dotnet_bin: Path) -> None:
     assert all(float(acc) < 0.93 for _, _, acc in epochs[:-1]), "it stops at the first epoch that reaches the target"
     steps = re.search(r"^steps: (\d+) in C#, model.TrainCounter (\d+)$", out, re.M)
     assert steps.group(1) == steps.group(2) == str(len(epochs) * 43), "43 batches of 32 per epoch"
+
+
+def test_csharp_tfnet_mnist_mlp(dotnet_bin: Path) -> None:
+    out = run_csharp_example(dotnet_bin, "TfNetMnistMlp", "--epochs", "3")
+    assert "dense (Dense)" in out and "Total params: 4,810" in out, "model.summary() prints Keras's table"
+    epochs = [float(v) for v in re.findall(rf"^epoch \d+/3: loss ({NUMBER})", out, re.M)]
+    assert len(epochs) == 3 and epochs[2] < epochs[0]
+    test_accuracy = float(re.search(rf"^test: loss {NUMBER}\s+accuracy ({NUMBER})$", out, re.M).group(1))
+    predict_accuracy = float(re.search(rf"^predict: \d+/450 correct, accuracy ({NUMBER})$", out, re.M).group(1))
+    assert test_accuracy > 0.85
+    assert predict_accuracy == test_accuracy, "tf.argmax over model.predict agrees with evaluate's accuracy"
+
+
+def test_csharp_tfnet_gradient_tape_loop(dotnet_bin: Path) -> None:
+    out = run_csharp_example(dotnet_bin, "TfNetGradientTape", "--epochs", "3")
+    rows = [(float(a), float(b)) for a, b in re.findall(
+        rf"^epoch \d+/3: mean loss ({NUMBER})\s+accuracy ({NUMBER})$", out, re.M)]
+    assert len(rows) == 3
+    assert rows[2][0] < rows[1][0] < rows[0][0], "the tape's gradients lower the loss every epoch"
+    assert rows[2][1] > rows[0][1], "the metric object is reset per epoch and rises"
+    argmax, metric = (float(v) for v in re.search(
+        rf"^test: accuracy ({NUMBER}) \(argmax\), ({NUMBER}) \(metric object\)$", out, re.M).groups())
+    assert argmax == metric and argmax > 0.85

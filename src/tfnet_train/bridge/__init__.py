@@ -2,10 +2,12 @@
 
 Arrays cross as C-contiguous numpy arrays of float32, float64, int32 or int64 (see `arrays`); layers,
 optimizers and losses are built from (class name, kwargs) pairs (see `specs`); model calls are in `models`;
-C# callbacks are wrapped by `host_callback`; whole-model files and Keras callback specs are in `saving`.
-Python errors propagate unchanged and are mapped to C# exception types by the host.
+C# callbacks are wrapped by `host_callback`; whole-model files and Keras callback specs are in `saving`. The
+TensorFlow.NET-shaped C# surface reaches eager tensors, tapes, loss/metric objects and tf.data through the `tensors`
+and `datasets` modules. Python errors propagate unchanged and are mapped to C# exception types by the host.
 """
 
+from tfnet_train.bridge import datasets, tensors
 from tfnet_train.bridge.arrays import EXCHANGE_DTYPES, describe, echo, empty, exchange_array, exchange_list
 from tfnet_train.bridge.host_callback import HOST_HOOKS, HostCallback, host_callback
 from tfnet_train.bridge.models import (
@@ -44,6 +46,7 @@ __all__ = [
     "HOST_HOOKS",
     "HostCallback",
     "build_layer",
+    "datasets",
     "build_layers",
     "build_loss",
     "build_optimizer",
@@ -69,6 +72,7 @@ __all__ = [
     "set_stop_training",
     "set_weights",
     "summary",
+    "tensors",
     "tensor_shape",
     "train_counter",
     "train_on_batch",

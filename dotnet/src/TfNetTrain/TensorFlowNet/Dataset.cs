@@ -1,0 +1,169 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Python.Runtime;
+
+namespace TfNetTrain.TensorFlowNet
+{
+    /// <summary>TF.NET's <c>tf.data</c>.</summary>
+    public sealed class DataApi
+    {
+        internal DataApi()
+        {
+        }
+
+        /// <summary>tf.data.Dataset.</summary>
+        public DatasetApi Dataset { get; } = new DatasetApi();
+
+        /// <summary>Let tf.data choose the prefetch buffer size.</summary>
+        public int AUTOTUNE => -1;
+    }
+
+    /// <summary>Dataset constructors (TF.NET's <c>tf.data.Dataset</c>).</summary>
+    public sealed class DatasetApi
+    {
+        internal DatasetApi()
+        {
+        }
+
+        /// <summary>One element per row of <paramref name="x"/>.</summary>
+        public IDatasetV2 from_tensor_slices(NDArray x) => Slices(new[] { x });
+
+        /// <summary>One (x, y) element per row.</summary>
+        public IDatasetV2 from_tensor_slices(NDArray x, NDArray y) => Slices(new[] { x, y });
+
+        /// <summary>One (x, y, sample_weight) element per row.</summary>
+        public IDatasetV2 from_tensor_slices(NDArray x, NDArray y, NDArray sample_weight) => Slices(new[] { x, y, sample_weight });
+
+        /// <summary>
+        /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to Keras
+        /// through a Python generator. The batches are enumerated once, when the dataset is made, and held in Python
+        /// (every pass yields them again). The first batch fixes dtypes and per-batch shapes (the batch dimension
+        /// may vary); a later batch that differs is a TfNetTrainArgumentException here, before any model sees it.
+        /// </summary>
+        public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches)
+        {
+            if (batches == null) throw new ArgumentNullException(nameof(batches));
+            NDArray[] first = batches.FirstOrDefault();
+            if (first == null || first.Length == 0 || first.Any(a => a == null))
+                throw new TfNetTrainArgumentException(nameof(batches), "must yield at least one batch of non-null arrays");
+            PythonRuntime runtime = Face.Runtime;
+            var signature = first.Select(a => new object[] { Enumerable.Repeat(-1, 1).Concat(a.Shape.Skip(1)).ToArray(), a.DType.NumpyName() }).ToList();
+            return Face.Run(runtime, f =>
+            {
+                using (var list = new PyList())
+                {
+                    int index = 0;
+                    foreach (NDArray[] batch in batches)
+                    {
+                        if (batch == null || batch.Length != first.Length || batch.Any(a => a == null))
+                            throw new TfNetTrainArgumentException(nameof(batches), $"batch {index} must hold {first.Length} non-null arrays");
+                        for (int part = 0; part < batch.Length; part++)
+                        {
+                            NDArray a = batch[part], f0 = first[part];
+                            if (a.DType != f0.DType || a.Rank != f0.Rank || !a.Shape.Skip(1).SequenceEqual(f0.Shape.Skip(1)))
+                                throw new TfNetTrainArgumentException(nameof(batches),
+                                    $"batch {index} part {part} is {a.DType.NumpyName()} {NDArray.FormatShape(a.ShapeNoCopy)}; the first batch fixed " +
+                                    $"{f0.DType.NumpyName()} (n{string.Concat(f0.Shape.Skip(1).Select(d => ", " + d))})");
+                        }
+                        var arrays = batch.Select(ArrayExchange.ToNumpy).ToArray();
+                        try
+                        {
+                            using (var tuple = new PyTuple(arrays)) list.Append(tuple);
+                        }
+                        finally
+                        {
+                            foreach (var a in arrays) a.Dispose();
+                        }
+                        index++;
+                    }
+                    return (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_host_batches", new object[] { new PyObjectBox(list), signature }));
+                }
+            });
+        }
+
+        private static IDatasetV2 Slices(NDArray[] arrays)
+        {
+            for (int i = 0; i < arrays.Length; i++)
+            {
+                if (arrays[i] == null) throw new ArgumentNullException(i == 0 ? "x" : i == 1 ? "y" : "sample_weight");
+                if (arrays[i].Rank == 0) throw new TfNetTrainArgumentException(i == 0 ? "x" : i == 1 ? "y" : "sample_weight", "must have a batch dimension; got a scalar");
+            }
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f => (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_tensor_slices", new object[] { arrays.ToList() })));
+        }
+    }
+
+    /// <summary>A tf.data dataset (TF.NET's IDatasetV2).</summary>
+    public interface IDatasetV2 : IDisposable
+    {
+        /// <summary>Shuffles with a buffer of <paramref name="buffer_size"/> elements.</summary>
+        IDatasetV2 shuffle(int buffer_size, int? seed = null, bool reshuffle_each_iteration = true);
+
+        /// <summary>Groups consecutive elements into batches.</summary>
+        IDatasetV2 batch(int batch_size, bool drop_remainder = false);
+
+        /// <summary>Prepares elements ahead (-1: AUTOTUNE).</summary>
+        IDatasetV2 prefetch(int buffer_size = -1);
+
+        /// <summary>Repeats the dataset (-1: forever).</summary>
+        IDatasetV2 repeat(int count = -1);
+
+        /// <summary>The first <paramref name="count"/> elements.</summary>
+        IDatasetV2 take(int count);
+
+        /// <summary>All but the first <paramref name="count"/> elements.</summary>
+        IDatasetV2 skip(int count);
+
+        /// <summary>Caches elements in memory after the first pass.</summary>
+        IDatasetV2 cache();
+
+        /// <summary>Number of elements (-1 infinite, -2 unknown).</summary>
+        long length { get; }
+
+        /// <summary>The Python tf.data.Dataset (GIL held only).</summary>
+        PyObject PythonObject { get; }
+    }
+
+    /// <summary>A tf.data.Dataset held from C#.</summary>
+    public sealed class DatasetV2 : PythonHandle, IDatasetV2
+    {
+        internal DatasetV2(PythonRuntime runtime, PyObject dataset) : base(runtime, dataset)
+        {
+        }
+
+        public IDatasetV2 shuffle(int buffer_size, int? seed = null, bool reshuffle_each_iteration = true)
+        {
+            if (buffer_size < 1) throw new TfNetTrainArgumentException(nameof(buffer_size), $"must be >= 1; got {buffer_size}");
+            return Method("shuffle", "buffer_size", buffer_size, "seed", seed, "reshuffle_each_iteration", reshuffle_each_iteration);
+        }
+
+        public IDatasetV2 batch(int batch_size, bool drop_remainder = false)
+        {
+            if (batch_size < 1) throw new TfNetTrainArgumentException(nameof(batch_size), $"must be >= 1; got {batch_size}");
+            return Method("batch", "batch_size", batch_size, "drop_remainder", drop_remainder);
+        }
+
+        public IDatasetV2 prefetch(int buffer_size = -1) => Method("prefetch", "buffer_size", buffer_size);
+
+        public IDatasetV2 repeat(int count = -1) => Method("repeat", "count", count);
+
+        public IDatasetV2 take(int count) => Method("take", "count", count);
+
+        public IDatasetV2 skip(int count) => Method("skip", "count", count);
+
+        public IDatasetV2 cache() => Method("cache");
+
+        public long length => Run(f => { using (var n = Face.Invoke(f, "datasets", "dataset_cardinality", new object[] { this })) return n.As<long>(); });
+
+        private IDatasetV2 Method(string name, params object[] namesAndValues)
+        {
+            var kwargs = new List<KeyValuePair<string, object>>();
+            for (int i = 0; i + 1 < namesAndValues.Length; i += 2) kwargs.Add(new KeyValuePair<string, object>((string)namesAndValues[i], namesAndValues[i + 1]));
+            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) })));
+        }
+
+        /// <summary>"DatasetV2".</summary>
+        public override string ToString() => "DatasetV2";
+    }
+}

@@ -1,0 +1,199 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Python.Runtime;
+
+namespace TfNetTrain.TensorFlowNet
+{
+    /// <summary>An optimizer (TF.NET's IOptimizer): an <see cref="OptimizerSpec"/>, built in Python on first apply_gradients.</summary>
+    public sealed class OptimizerV2
+    {
+        private PythonHandleBox _built;
+
+        internal OptimizerV2(OptimizerSpec spec)
+        {
+            Spec = spec;
+        }
+
+        /// <summary>What compile builds (a fresh optimizer per compile).</summary>
+        public OptimizerSpec Spec { get; }
+
+        /// <summary>One update of <paramref name="grads_and_vars"/>; counts and shapes are checked before anything changes.</summary>
+        public void apply_gradients(IEnumerable<(Tensor, IVariableV1)> grads_and_vars)
+        {
+            if (grads_and_vars == null) throw new ArgumentNullException(nameof(grads_and_vars));
+            var pairs = grads_and_vars.ToList();
+            for (int i = 0; i < pairs.Count; i++)
+            {
+                if (pairs[i].Item1 == null || pairs[i].Item2 == null)
+                    throw new ArgumentNullException(nameof(grads_and_vars), $"grads_and_vars[{i}] holds null");
+                if (!(pairs[i].Item2 is PythonHandle))
+                    throw new TfNetTrainArgumentException(nameof(grads_and_vars), $"grads_and_vars[{i}] must pair with a model variable");
+            }
+            PythonRuntime runtime = Face.Runtime;
+            Face.Run(runtime, f =>
+            {
+                if (_built == null) _built = new PythonHandleBox(runtime, Face.Invoke(f, "tensors", "make_optimizer", new object[] { Spec }));
+                Face.Call(f, "tensors", "apply_gradients", new object[] { _built, pairs.Select(p => p.Item1).ToList(), pairs.Select(p => (object)p.Item2).ToList() });
+                return 0;
+            });
+        }
+
+        public override string ToString() => Spec.ToString();
+    }
+
+    internal sealed class PythonHandleBox : PythonHandle
+    {
+        public PythonHandleBox(PythonRuntime runtime, PyObject value) : base(runtime, value)
+        {
+        }
+    }
+
+    /// <summary>keras.optimizers with TF.NET argument names, over <see cref="Optimizers"/>.</summary>
+    public sealed class OptimizerApi
+    {
+        internal OptimizerApi()
+        {
+        }
+
+        public OptimizerV2 SGD(float learning_rate = 0.01f, float momentum = 0f, bool nesterov = false)
+            => new OptimizerV2(Optimizers.SGD(learningRate: learning_rate, momentum: momentum, nesterov: nesterov));
+
+        public OptimizerV2 Adam(float learning_rate = 0.001f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f, bool amsgrad = false, string name = null)
+            => new OptimizerV2(Optimizers.Create("Adam", new Dictionary<string, object>
+            {
+                { "learning_rate", learning_rate }, { "beta_1", beta_1 }, { "beta_2", beta_2 }, { "epsilon", epsilon }, { "amsgrad", amsgrad }, { "name", name },
+            }));
+
+        public OptimizerV2 AdamW(float learning_rate = 0.001f, float weight_decay = 0.004f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f)
+            => new OptimizerV2(Optimizers.AdamW(learningRate: learning_rate, weightDecay: weight_decay, beta1: beta_1, beta2: beta_2, epsilon: epsilon));
+
+        public OptimizerV2 RMSprop(float learning_rate = 0.001f, float rho = 0.9f, float momentum = 0f, float epsilon = 1e-7f, bool centered = false, string name = null)
+            => new OptimizerV2(Optimizers.RMSprop(learningRate: learning_rate, rho: rho, momentum: momentum, epsilon: epsilon, centered: centered, name: name));
+    }
+
+    /// <summary>A loss object (TF.NET's ILossFunc): a <see cref="LossSpec"/>, built in Python on first Call.</summary>
+    public sealed class Loss
+    {
+        private PythonHandleBox _built;
+
+        internal Loss(LossSpec spec)
+        {
+            Spec = spec;
+        }
+
+        /// <summary>What compile builds.</summary>
+        public LossSpec Spec { get; }
+
+        /// <summary>The reduction ("sum_over_batch_size" unless given).</summary>
+        public string Reduction => Spec.Arguments.TryGetValue("reduction", out object r) ? (string)r : "sum_over_batch_size";
+
+        /// <summary>The loss of a batch, reduced as <see cref="Reduction"/> says.</summary>
+        public Tensor Call(Tensor y_true, Tensor y_pred, Tensor sample_weight = null)
+        {
+            if (y_true == null) throw new ArgumentNullException(nameof(y_true));
+            if (y_pred == null) throw new ArgumentNullException(nameof(y_pred));
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f =>
+            {
+                if (_built == null) _built = new PythonHandleBox(runtime, Face.Invoke(f, "tensors", "build_loss_object", new object[] { Spec.ClassName, Spec.Arguments.ToDictionary(p => p.Key, p => p.Value) }));
+                return Tensor.Wrap(runtime, Face.Invoke(f, "tensors", "loss_call", new object[] { _built, y_true, y_pred, sample_weight }));
+            });
+        }
+
+        public override string ToString() => Spec.ToString();
+    }
+
+    /// <summary>keras.losses with TF.NET argument names, over <see cref="LossSpec"/>.</summary>
+    public sealed class LossesApi
+    {
+        internal LossesApi()
+        {
+        }
+
+        private static Loss L(string className, string reduction, string name, params object[] namesAndValues)
+        {
+            var pairs = TfNetTrain.Layers.Pairs(namesAndValues).ToList();
+            pairs.Add(new KeyValuePair<string, object>("reduction", reduction));
+            pairs.Add(new KeyValuePair<string, object>("name", name));
+            return new Loss(new LossSpec(className, pairs));
+        }
+
+        public Loss SparseCategoricalCrossentropy(string reduction = null, string name = null, bool from_logits = false)
+            => L("SparseCategoricalCrossentropy", reduction, name, "from_logits", from_logits);
+
+        public Loss CategoricalCrossentropy(string reduction = null, string name = null, bool from_logits = false, float label_smoothing = 0f)
+            => L("CategoricalCrossentropy", reduction, name, "from_logits", from_logits, "label_smoothing", label_smoothing);
+
+        public Loss BinaryCrossentropy(bool from_logits = false, float label_smoothing = 0f, string reduction = null, string name = null)
+            => L("BinaryCrossentropy", reduction, name, "from_logits", from_logits, "label_smoothing", label_smoothing);
+
+        public Loss MeanSquaredError(string reduction = null, string name = null) => L("MeanSquaredError", reduction, name);
+        public Loss MeanAbsoluteError(string reduction = null, string name = null) => L("MeanAbsoluteError", reduction, name);
+        public Loss MeanAbsolutePercentageError(string reduction = null, string name = null) => L("MeanAbsolutePercentageError", reduction, name);
+        public Loss MeanSquaredLogarithmicError(string reduction = null, string name = null) => L("MeanSquaredLogarithmicError", reduction, name);
+        public Loss CosineSimilarity(string reduction = null, int axis = -1, string name = null) => L("CosineSimilarity", reduction, name, "axis", axis);
+        public Loss Huber(string reduction = null, string name = null, float delta = 1f) => L("Huber", reduction, name, "delta", delta);
+        public Loss LogCosh(string reduction = null, string name = null) => L("LogCosh", reduction, name);
+    }
+
+    /// <summary>A metric object (TF.NET's IMetricFunc): keras.metrics.&lt;ClassName&gt; living in Python.</summary>
+    public sealed class Metric : PythonHandle
+    {
+        internal Metric(PythonRuntime runtime, PyObject metric, string className) : base(runtime, metric)
+        {
+            ClassName = className;
+        }
+
+        /// <summary>The Keras class name.</summary>
+        public string ClassName { get; }
+
+        /// <summary>Accumulates a batch.</summary>
+        public void update_state(Tensor y_true, Tensor y_pred, Tensor sample_weight = null)
+        {
+            if (y_true == null) throw new ArgumentNullException(nameof(y_true));
+            if (y_pred == null) throw new ArgumentNullException(nameof(y_pred));
+            Run(f => { Face.Call(f, "tensors", "metric_update", new object[] { this, y_true, y_pred, sample_weight }); return 0; });
+        }
+
+        /// <summary>The value over every batch since the last reset.</summary>
+        public Tensor result() => Run(f => Tensor.Wrap(Runtime, Face.Invoke(f, "tensors", "metric_result", new object[] { this })));
+
+        /// <summary>Forgets the accumulated batches.</summary>
+        public void reset_states() => Run(f => { Face.Call(f, "tensors", "metric_reset", new object[] { this }); return 0; });
+
+        internal static Metric Create(string className, params object[] namesAndValues)
+        {
+            var kwargs = TfNetTrain.Layers.Pairs(namesAndValues).Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value);
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f => new Metric(runtime, Face.Invoke(f, "tensors", "build_metric", new object[] { className, kwargs }), className));
+        }
+    }
+
+    /// <summary>keras.metrics with TF.NET argument names.</summary>
+    public sealed class MetricsApi
+    {
+        internal MetricsApi()
+        {
+        }
+
+        public Metric Accuracy(string name = null) => Metric.Create("Accuracy", "name", name);
+        public Metric BinaryAccuracy(string name = null, float threshold = 0.5f) => Metric.Create("BinaryAccuracy", "name", name, "threshold", threshold);
+        public Metric CategoricalAccuracy(string name = null) => Metric.Create("CategoricalAccuracy", "name", name);
+        public Metric SparseCategoricalAccuracy(string name = null) => Metric.Create("SparseCategoricalAccuracy", "name", name);
+        public Metric TopKCategoricalAccuracy(int k = 5, string name = null) => Metric.Create("TopKCategoricalAccuracy", "k", k, "name", name);
+        public Metric SparseTopKCategoricalAccuracy(int k = 5, string name = null) => Metric.Create("SparseTopKCategoricalAccuracy", "k", k, "name", name);
+        public Metric Precision(float thresholds = 0.5f, int? top_k = null, int? class_id = null, string name = null)
+            => Metric.Create("Precision", "thresholds", thresholds, "top_k", top_k, "class_id", class_id, "name", name);
+        public Metric Recall(float thresholds = 0.5f, int? top_k = null, int? class_id = null, string name = null)
+            => Metric.Create("Recall", "thresholds", thresholds, "top_k", top_k, "class_id", class_id, "name", name);
+        public Metric AUC(int num_thresholds = 200, string curve = "ROC", string name = null)
+            => Metric.Create("AUC", "num_thresholds", num_thresholds, "curve", curve, "name", name);
+        /// <summary>F1Score; <paramref name="num_classes"/> is TF.NET's argument, Keras 3 infers it and ignores it here.</summary>
+        public Metric F1Score(int num_classes = 0, string average = null, float? threshold = null, string name = null)
+            => Metric.Create("F1Score", "average", average, "threshold", threshold, "name", name);
+        public Metric MeanSquaredError(string name = null) => Metric.Create("MeanSquaredError", "name", name);
+        public Metric MeanAbsoluteError(string name = null) => Metric.Create("MeanAbsoluteError", "name", name);
+        public Metric Mean(string name = null) => Metric.Create("Mean", "name", name);
+    }
+}

@@ -1,0 +1,91 @@
+"""tf.data datasets for the C# host: built from arrays, transformed by name, or fed by C# batch by batch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from tfnet_train.bridge.specs import _check_kwargs, _unknown
+
+#: The dataset methods C# may call (TF.NET's `IDatasetV2` names).
+METHODS = ("shuffle", "batch", "prefetch", "repeat", "take", "skip", "cache")
+
+
+def from_tensor_slices(arrays: Sequence[Any]) -> tf.data.Dataset:
+    """`Dataset.from_tensor_slices` of one array, or of a tuple (x, y) / (x, y, sample_weight)."""
+    arrays = list(arrays)
+    if not 1 <= len(arrays) <= 3:
+        raise ValueError(f"arrays must hold 1 to 3 arrays (x, y, sample_weight); got {len(arrays)}")
+    rows = {len(a) for a in arrays}
+    if len(rows) != 1:
+        raise ValueError(f"arrays must have the same number of rows; got {[len(a) for a in arrays]}")
+    return tf.data.Dataset.from_tensor_slices(arrays[0] if len(arrays) == 1 else tuple(arrays))
+
+
+def dataset_call(dataset: Any, method: str, kwargs: dict[str, Any] | None = None) -> tf.data.Dataset:
+    """`dataset.<method>(**kwargs)` for a method in `METHODS`."""
+    if not isinstance(dataset, tf.data.Dataset):
+        raise TypeError(f"dataset must be a tf.data.Dataset; got {type(dataset).__name__}")
+    if method not in METHODS:
+        raise _unknown("dataset method", method, list(METHODS))
+    return getattr(dataset, method)(**_check_kwargs("dataset", kwargs))
+
+
+def dataset_cardinality(dataset: Any) -> int:
+    """Number of elements, -1 infinite, -2 unknown."""
+    return int(dataset.cardinality())
+
+
+def element_arity(dataset: Any) -> int:
+    """1 for a bare x element, else the tuple length of each element."""
+    spec = dataset.element_spec
+    return len(spec) if isinstance(spec, tuple) else 1
+
+
+def check_element(dataset: Any, arity: tuple[int, ...], argument: str) -> None:
+    """TypeError unless the elements are x alone or a tuple of one of the allowed lengths."""
+    n = element_arity(dataset)
+    if n not in arity:
+        raise TypeError(f"{argument} must yield elements of {' or '.join(map(str, arity))} part(s) "
+                        f"(x, y, sample_weight); got {n} with spec {dataset.element_spec}")
+
+
+def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tuple[Sequence[int], str]]
+                      ) -> tf.data.Dataset:
+    """A generator dataset over batches made by C# (each a tuple of arrays), yielded again on every pass.
+
+    `signature` lists each part's per-batch shape (-1 unknown) and dtype; a batch that does not fit raises TypeError
+    when the dataset reaches it.
+    """
+    specs = tuple(tf.TensorSpec([None if d < 0 else d for d in shape], dtype) for shape, dtype in signature)
+    held = [tuple(np.asarray(p) for p in batch) for batch in batches]
+
+    def generate() -> Iterator[Any]:
+        for index, parts in enumerate(held):
+            if len(parts) != len(specs):
+                raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
+            for i, (part, spec) in enumerate(zip(parts, specs)):
+                if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
+                    raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
+            yield parts if len(parts) > 1 else parts[0]
+
+    return tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
+
+
+def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, initial_epoch: int = 0,
+                steps_per_epoch: int | None = None, validation_data: Any = None) -> dict[str, Any]:
+    """`model.fit(dataset, ...)`; returns {"history": {name: [float per epoch]}, "epoch": [int]} as the bridge's fit."""
+    from tfnet_train.bridge.models import _check_model
+
+    check_element(dataset, (2, 3), "dataset")
+    if validation_data is not None:
+        check_element(validation_data, (2, 3), "validation_data")
+    history = _check_model(model).fit(dataset, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch,
+                                      shuffle=False, steps_per_epoch=steps_per_epoch, validation_data=validation_data)
+    return {
+        "history": {name: [float(v) for v in values] for name, values in history.history.items()},
+        "epoch": [int(e) for e in history.epoch],
+    }
