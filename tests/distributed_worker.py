@@ -1,6 +1,6 @@
 """One worker of a multi-worker fit for tests/test_distributed.py (run by tfnet_train.launch), or the one-device
 reference when TF_CONFIG is absent. Writes OUT_<index>.npz: final weights, history and evaluate for arrays and a
-tf.data dataset."""
+tf.data dataset; with FILES, the arrays fit also checkpoints and saves there (the chief's files alone land)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ Y = (X @ np.array([[1.0], [-2.0], [0.5], [3.0]]) + 0.1 * rng.standard_normal((64
 INIT = [(0.5 * rng.standard_normal(s)).astype("float32") for s in [(4, 8), (8,), (8, 1), (1,)]]
 
 
-def main(out: str) -> None:
+def main(out: str, files: str | None = None) -> None:
     multi = "TF_CONFIG" in os.environ
     strategy = tf.distribute.MultiWorkerMirroredStrategy() if multi else tf.distribute.get_strategy()
     index = json.loads(os.environ["TF_CONFIG"])["task"]["index"] if multi else 0
@@ -36,7 +36,12 @@ def main(out: str) -> None:
             model.set_weights(INIT)
             model.compile(tfnet_train.optimizers.SGD(0.1, momentum=0.9, clipnorm=1.0), "mse", metrics=["mae"])
         if mode == "arrays":
-            history = model.fit(X, Y, batch_size=16, epochs=2, shuffle=False, verbose=0).history
+            callbacks = [] if files is None else [keras.callbacks.ModelCheckpoint(f"{files}/e{{epoch}}.weights.h5",
+                                                                                  save_weights_only=True)]
+            history = model.fit(X, Y, batch_size=16, epochs=2, shuffle=False, verbose=0,
+                                callbacks=callbacks).history
+            if files is not None:
+                model.save(f"{files}/model.keras")
             evaluated = model.evaluate(X, Y, batch_size=16, verbose=0, return_dict=True)
         else:
             dataset = tf.data.Dataset.from_tensor_slices((X, Y)).batch(16)
@@ -55,4 +60,4 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)

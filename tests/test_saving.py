@@ -213,3 +213,19 @@ def test_sigkill_inside_fit_with_backup_and_restore_resumes_bit_identically(tmp_
     for key in whole.files:
         if key != "counter":  # counts this fit's steps only: TF.NET resets it when fit starts
             np.testing.assert_array_equal(resumed[key], whole[key], err_msg=key)
+
+
+def test_only_the_chief_writes_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a worker other than the chief every save still runs, but nothing lands in the shared folder."""
+    import tfnet_train.callbacks.backup_and_restore as backup_module
+    import tfnet_train.engine.save as save_module
+
+    monkeypatch.setattr(save_module, "is_chief", lambda model: False)
+    monkeypatch.setattr(backup_module, "is_chief", lambda model: False)
+    m = compiled()
+    m.save(tmp_path / "m.keras")
+    m.save_weights(tmp_path / "m.weights.h5")
+    backup = tfnet_train.callbacks.BackupAndRestore(str(tmp_path / "backup"), save_freq=1)
+    checkpoint = keras.callbacks.ModelCheckpoint(str(tmp_path / "e{epoch}.keras"))
+    m.fit(X, Y, batch_size=8, epochs=2, verbose=0, callbacks=[backup, checkpoint])
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -8,6 +8,7 @@ from typing import Any
 
 import keras
 
+from tfnet_train.engine.save import is_chief
 from tfnet_train.files import write_text
 
 
@@ -15,7 +16,8 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
     """``keras.callbacks.BackupAndRestore`` whose backups the engine resumes exactly.
 
     Differs from Keras in two ways, both in how a backup is written and read:
-    - each backup's weights (model and optimizer) go to a new file, and the metadata naming that file is replaced
+    - each backup's weights (model and optimizer) go to a new file (written by the chief alone in a multi-worker
+      run), and the metadata naming that file is replaced
       atomically after it, so a kill between the two leaves the previous backup whole and in use;
     - the metadata also records how many steps of the current epoch the backup holds, and the engine's fit skips
       those steps (with the same shuffled order) instead of restarting the epoch, so a fit killed mid-epoch and
@@ -38,6 +40,8 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
         super().on_epoch_end(epoch, logs)
 
     def on_train_end(self, logs: dict | None = None) -> None:
+        if not is_chief(self.model):  # the chief's backup is the one; other workers leave it alone
+            return
         if self.delete_checkpoint:  # the metadata first: a kill during the folder's removal leaves no half backup
             Path(self._training_metadata_path).unlink(missing_ok=True)
         super().on_train_end(logs)
@@ -48,11 +52,12 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
 
     def _save_model(self) -> None:
         folder = Path(self.backup_dir)
-        folder.mkdir(parents=True, exist_ok=True)
         previous = self._metadata()
         self._generation = max(self._generation, int((previous or {}).get("generation", 0))) + 1
         weights = f"backup-{self._generation:06d}.weights.h5"
-        self.model.save_weights(str(folder / weights), overwrite=True)
+        self.model.save_weights(str(folder / weights), overwrite=True)  # every worker saves; the chief's lands
+        if not is_chief(self.model):
+            return
         write_text(self._training_metadata_path, json.dumps({
             "epoch": self._current_epoch, "batch": self._last_batch_seen, "steps_done": self._steps_done,
             "generation": self._generation, "weights": weights,

@@ -1,14 +1,19 @@
 """Model.save / save_weights / load_weights (Model.Save.cs): Keras 3's formats, written whole or not at all.
 
-Differs from Keras: every file goes through a temporary file and a rename; ``.h5`` names (TensorFlow.NET's
+Differs from Keras: every file goes through a temporary file and a rename, written by the chief alone in a
+multi-worker run; ``.h5`` names (TensorFlow.NET's
 ``SaveWeights("model.h5")``) hold the same HDF5 weights as ``.weights.h5``; a load that fails leaves every weight
 and optimizer variable as it was; ``.keras`` files also carry ``_train_counter``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,25 @@ def _is_weights_h5(path: Path) -> bool:
         return False
 
 
+def is_chief(model: Any) -> bool:
+    """Whether this process writes the files of a multi-worker run (always, on one worker)."""
+    return bool(model.distribute_strategy.extended.should_checkpoint)
+
+
+@contextlib.contextmanager
+def _written_by_chief(model: Any, target: Path) -> Iterator[Path]:
+    """``target`` on the chief; on other workers a throw-away path. Every worker runs the save (its variables may
+    need collective reads), only the chief's file lands, as TensorFlow's multi-worker guidance does."""
+    if is_chief(model):
+        yield target
+        return
+    folder = tempfile.mkdtemp(prefix="tfnet_train_worker_")
+    try:
+        yield Path(folder) / target.name
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class SaveMixin:
     """save, save_weights, load_weights and the assets that carry the engine's own state."""
 
@@ -41,7 +65,7 @@ class SaveMixin:
             raise FileExistsError(f"filepath {str(target)!r} exists and overwrite=False")
         if target.suffix not in (".keras", ".h5", ".hdf5"):
             raise ValueError(f"filepath must end in .keras (or .h5 for Keras's legacy format), got {str(target)!r}")
-        with atomic_path(target) as temporary:
+        with _written_by_chief(self, target) as destination, atomic_path(destination) as temporary:
             super().save(temporary, overwrite=True, zipped=zipped, **kwargs)
 
     def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True,
@@ -56,7 +80,8 @@ class SaveMixin:
         name = target.name
         if not (name.endswith(".weights.h5") or name.endswith(".h5")):
             raise ValueError(f"filepath must end in .weights.h5 (or .h5, as TensorFlow.NET names it), got {name!r}")
-        with atomic_path(target, suffix=".weights.h5") as temporary:
+        with (_written_by_chief(self, target) as destination,
+              atomic_path(destination, suffix=".weights.h5") as temporary):
             super().save_weights(str(temporary), overwrite=True)
 
     def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False, **kwargs: Any) -> None:
