@@ -8,7 +8,7 @@ from typing import Any
 
 import keras
 
-from tfnet_train.engine.save import is_chief
+from tfnet_train.distribution import is_chief
 from tfnet_train.files import write_text
 
 

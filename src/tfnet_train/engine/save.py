@@ -20,6 +20,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from tfnet_train.distribution import is_chief
 from tfnet_train.files import atomic_path
 
 _COUNTER_FILE = "train_counter.json"
@@ -32,11 +33,6 @@ def _is_weights_h5(path: Path) -> bool:
             return "vars" in f or "layers" in f or "_layer_checkpoint_dependencies" in f
     except OSError:
         return False
-
-
-def is_chief(model: Any) -> bool:
-    """Whether this process writes the files of a multi-worker run (always, on one worker)."""
-    return bool(model.distribute_strategy.extended.should_checkpoint)
 
 
 @contextlib.contextmanager
