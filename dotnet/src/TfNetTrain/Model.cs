@@ -619,7 +619,8 @@ namespace TfNetTrain
             return layout;
         }
 
-        private static History ReadHistory(PyObject result)
+        /// <summary>The History from a bridge result {"history": {name: [float]}, "epoch": [int]}.</summary>
+        internal static History ReadHistory(PyObject result)
         {
             var values = new Dictionary<string, IList<float>>();
             using (var history = result["history"])

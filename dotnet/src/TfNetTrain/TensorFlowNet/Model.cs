@@ -69,7 +69,7 @@ namespace TfNetTrain.TensorFlowNet
                 };
                 using (var result = Face.Invoke(f, "datasets", "fit_dataset", new object[] { new PyObjectBox(Model.PythonObject), new PyObjectBox(dataset.PythonObject) }, kwargs))
                 {
-                    return ReadHistory(result);
+                    return TfNetTrain.Model.ReadHistory(result);
                 }
             });
         }
@@ -213,25 +213,6 @@ namespace TfNetTrain.TensorFlowNet
                     return 0;
                 }
             });
-        }
-
-        private static History ReadHistory(PyObject result)
-        {
-            var values = new Dictionary<string, IList<float>>();
-            using (var history = result["history"])
-            using (var items = history.InvokeMethod("items"))
-            {
-                foreach (PyObject item in PyConvert.Iterate(items))
-                {
-                    using (item)
-                    using (var key = item[0])
-                    using (var list = item[1])
-                    {
-                        values[key.As<string>()] = PyConvert.Iterate(list).Select(v => { using (v) return (float)PyConvert.ToDouble(v); }).ToList();
-                    }
-                }
-            }
-            using (var epochs = result["epoch"]) return new History(values, PyConvert.ToInts(epochs).ToList());
         }
     }
 
