@@ -72,7 +72,11 @@ def reference_runner() -> Any:
 
 
 def run_csharp(case: Case) -> list[dict[str, np.ndarray]]:
-    """The C# reference's traces for a case (the case is written to a temporary folder when it has no file)."""
+    """The C# reference's traces for a case (written to a temporary folder first). A Keras-config case goes in its
+    Dense form; one without a Dense form is NotApplicable, naming the layer, before the C# side is started."""
+    from tfnet_train.conformance.keras_model import dense_only
+
+    case = dense_only(case, "the C# reference")
     runner = reference_runner()
     with tempfile.TemporaryDirectory(prefix="tfnet-train-case-") as tmp:
         json_path = save(case, None, tmp)
