@@ -32,7 +32,11 @@ def build_keras_model(spec: KerasModelSpec, engine: bool = False) -> Any:
         classes = {"Sequential": tfnet_train.Sequential, "Functional": tfnet_train.Model}
     else:
         classes = {"Sequential": keras.Sequential, "Functional": keras.Model}
-    return classes[spec.class_name].from_config(dict(spec.config))
+    model = classes[spec.class_name].from_config(dict(spec.config))
+    build_config = spec.keras_config.get("build_config")
+    if build_config and not model.built:  # a Sequential given no Input: built from the recorded input shape
+        model.build_from_config(build_config)
+    return model
 
 
 def set_case_weights(model: Any, weights: list[Any], case_name: str) -> None:
@@ -84,12 +88,16 @@ def dense_form(spec: KerasModelSpec) -> ModelSpec:
             raise NoDenseForm(_describe(layer))
     if spec.class_name != "Sequential":
         raise NoDenseForm(f"a {spec.class_name} model (the Dense form is a Sequential stack)")
-    if not layers or layers[0]["class_name"] != "InputLayer":
-        raise NoDenseForm("a Sequential without an InputLayer")
-    shape = layers[0]["config"].get("batch_shape") or [None, *layers[0]["config"].get("shape", [])]
+    if layers and layers[0]["class_name"] == "InputLayer":
+        shape = layers[0]["config"].get("batch_shape") or [None, *layers[0]["config"].get("shape", [])]
+        layers = layers[1:]
+    else:
+        shape = (spec.keras_config.get("build_config") or {}).get("input_shape")
+        if not shape:
+            raise NoDenseForm("a Sequential with no input shape")
     if len(shape) != 2 or not isinstance(shape[1], int):
         raise NoDenseForm(f"inputs of shape {tuple(shape[1:])} (the Dense form takes rank-1 samples)")
-    dense = tuple(_dense_layer(layer) for layer in layers[1:])
+    dense = tuple(_dense_layer(layer) for layer in layers)
     if not dense:
         raise NoDenseForm("a model without layers")
     return ModelSpec(input_dim=shape[1], layers=dense)
