@@ -123,7 +123,7 @@ def test_record_writes_a_live_conv_model_as_its_keras_config(tmp_path: Path) -> 
     model = _conv_model()
     rng = np.random.default_rng(8)
     x, y = rng.uniform(size=(12, 6, 6, 1)).astype(np.float32), rng.integers(0, 3, 12)
-    live_seed = int(keras.ops.convert_to_numpy(model.get_layer("drop").seed_generator.state)[0])
+    live_seed = int(model.get_layer("drop").seed_generator.state.value.numpy()[0])
     case = record(model, x, y, 3, tmp_path / "conv")
     loaded = load(tmp_path / "conv.json")
     assert loaded.to_json() == case.to_json() and isinstance(loaded.model, KerasModelSpec)

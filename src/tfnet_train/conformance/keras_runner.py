@@ -89,7 +89,7 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
     traces = []
     for step in range(case.steps):
         x, y, sw = case.batch(step)
-        state = [keras.ops.convert_to_numpy(v) for v in model.non_trainable_variables]  # seeds, moving statistics
+        state = [np.array(v.value.numpy()) for v in model.non_trainable_variables]  # seeds, moving statistics
         with tf.GradientTape() as tape:
             y_pred = model(x, training=True)
             loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sw, training=True)

@@ -75,13 +75,11 @@ def _keras_config(model: Any) -> dict[str, Any]:
 
 def _live_seed(layer: Any) -> int | None:
     """The seed of the layer's (or its cell's) random generator when it has not drawn yet, else None."""
-    import keras
-
     for owner in (layer, getattr(layer, "cell", None)):
         generator = getattr(owner, "seed_generator", None)
         state = getattr(generator, "state", None)
         if state is not None:
-            seed, drawn = (int(v) for v in keras.ops.convert_to_numpy(state).ravel()[:2])
+            seed, drawn = (int(v) for v in np.asarray(state.value.numpy()).ravel()[:2])
             return seed if drawn == 0 else None
     return None
 
