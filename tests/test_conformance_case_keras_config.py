@@ -173,3 +173,29 @@ def test_spec_equality_compares_the_config() -> None:
     assert spec == other
     other.keras_config["config"]["name"] = "renamed"
     assert spec != other
+
+
+def test_csharp_reference_refuses_a_keras_config_with_a_typed_error(dotnet_bin: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given the case file itself (the Python side reports n/a before), the C# reference loads the common fields and
+    arrays and its trainer refuses with UnsupportedModelException naming the layer; the runner maps that to n/a."""
+    from tfnet_train.conformance import csharp_runner
+    from tfnet_train.conformance.errors import NotApplicable
+
+    runner = csharp_runner.reference_runner()
+    from TfNetTrain.Reference import ConformanceCase, UnsupportedModelException  # type: ignore[import-not-found]
+
+    path = save(load(DEFAULT_SUITE / f"{CONV}.json"), None, tmp_path)
+    loaded = ConformanceCase.Load(str(path))
+    assert (loaded.Name, loaded.Steps, loaded.BatchSize, loaded.UnsupportedLayer) == (CONV, 3, 8, "layer Conv2D (conv)")
+    assert loaded.Weights.Count == 8 and list(loaded.X.Shape) == [24, 8, 8, 1]
+    with pytest.raises(UnsupportedModelException) as caught:
+        runner.RunToNpz(str(path), str(tmp_path / "trace.npz"))
+    assert caught.value.Message == "layer Conv2D (conv) is not implemented by the C# reference"
+    assert caught.value.Layer == "layer Conv2D (conv)" and not (tmp_path / "trace.npz").exists()
+    # Skip the Python-side check to reach the C# refusal through the runner.
+    from tfnet_train.conformance import keras_model
+
+    monkeypatch.setattr(keras_model, "dense_only", lambda case, implementation: case)
+    with pytest.raises(NotApplicable, match=r"^layer Conv2D \(conv\) is not implemented by the C# reference$"):
+        implementations.run("csharp", load(path))

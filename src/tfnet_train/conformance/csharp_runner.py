@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tfnet_train.conformance.case import Case, save
-from tfnet_train.conformance.errors import ImplementationUnavailable
+from tfnet_train.conformance.errors import ImplementationUnavailable, NotApplicable
 from tfnet_train.conformance.trace_files import read_step_npz
 
 ASSEMBLY = "TfNetTrain.Reference.dll"
@@ -81,5 +81,10 @@ def run_csharp(case: Case) -> list[dict[str, np.ndarray]]:
     with tempfile.TemporaryDirectory(prefix="tfnet-train-case-") as tmp:
         json_path = save(case, None, tmp)
         out = Path(tmp) / "trace.npz"
-        runner.RunToNpz(str(json_path), str(out))
+        try:
+            runner.RunToNpz(str(json_path), str(out))
+        except Exception as err:
+            if type(err).__name__ == "UnsupportedModelException":  # the reference's own refusal, should one reach it
+                raise NotApplicable(str(getattr(err, "Message", err))) from None
+            raise
         return read_step_npz(out)
