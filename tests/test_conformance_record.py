@@ -127,7 +127,7 @@ def test_record_writes_a_live_conv_model_as_its_keras_config(tmp_path: Path) -> 
     case = record(model, x, y, 3, tmp_path / "conv")
     loaded = load(tmp_path / "conv.json")
     assert loaded.to_json() == case.to_json() and isinstance(loaded.model, KerasModelSpec)
-    assert [name for name, _ in loaded.model.layers()] == [
+    assert [name for name, _ in loaded.model.top_layers()] == [
         "InputLayer", "Conv2D", "BatchNormalization", "Dropout", "Flatten", "Dense"]
     assert loaded.model.config["layers"][3]["config"]["seed"] == live_seed  # the live generator's seed
     names = [w.path.split("/", 1)[1] for w in model.weights]

@@ -111,11 +111,11 @@ def test_suite_holds_a_conv_and_an_lstm_case() -> None:
     assert sorted(MODEL_CASES) == sorted(FIRST_LAYER)
     for name in MODEL_CASES:
         case = _case(name)
-        layers = [cls for cls, _ in case.model.layers()]
+        layers = [cls for cls, _ in case.model.top_layers()]
         assert case.arrays.x.ndim == {"Conv2D": 4, "LSTM": 3}[layers[1]], name
         assert (case.tolerance.rtol, case.tolerance.atol) == (RTOL, ATOL)
     conv = _case("keras_conv_batchnorm_dropout_digits")
-    assert {"BatchNormalization", "Dropout"} <= {cls for cls, _ in conv.model.layers()}
+    assert {"BatchNormalization", "Dropout"} <= {cls for cls, _ in conv.model.top_layers()}
 
 
 @pytest.mark.parametrize("name", MODEL_CASES)

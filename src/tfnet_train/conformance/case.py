@@ -115,7 +115,7 @@ class KerasModelSpec:
     def config(self) -> Mapping[str, Any]:
         return self.keras_config["config"]
 
-    def layers(self) -> list[tuple[str, str]]:
+    def top_layers(self) -> list[tuple[str, str]]:
         """``(class_name, name)`` of each top-level layer, in config order."""
         return [(layer["class_name"], str(layer["config"].get("name", f"layer {i}")))
                 for i, layer in enumerate(self.config["layers"])]
