@@ -1,5 +1,6 @@
-"""Fit and evaluate under MultiWorkerMirroredStrategy (two workers on loopback, started by the launcher) equal one
-device: the global batch is split across workers, gradients summed, then clipped. Files come from the chief alone."""
+"""Fit and evaluate under MultiWorkerMirroredStrategy (two workers on loopback, started by the launcher) and
+MirroredStrategy (two logical CPUs) equal one device: the global batch is split across replicas, gradients summed,
+then clipped; shuffled arrays follow the chief's seed. Files come from the chief alone."""
 
 from __future__ import annotations
 
@@ -9,16 +10,77 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
+import tensorflow as tf
 
 from tfnet_train.launch import launch
+from tfnet_train.tolerances import assert_close
+
+sys.path.insert(0, str(Path(__file__).parent))
+import distributed_cases  # noqa: E402
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
+CASES = Path(__file__).with_name("distributed_cases.py")
 SRC = str(Path(__file__).resolve().parents[1] / "src")
+MULTI_WORKER_CASES = ["shuffle", "shuffle_batch"]
+MIRRORED_CASES = ["shuffle", "shuffle_batch"]
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    env.pop("TF_CONFIG", None)
+    return env
+
+
+def assert_case_equal(actual: dict, expected: dict, what: str) -> None:
+    assert sorted(actual) == sorted(expected), what
+    for key, value in expected.items():
+        if key.endswith("/loss"):
+            assert_close(actual[key], value, what=f"{what}: {key}")
+        elif key.endswith("/steps"):
+            assert int(actual[key]) == int(value) == 20, f"{what}: {key}"
+        else:  # weights after 20 steps within 1e-6 of one device
+            assert_close(actual[key], value, rtol=0.0, what=f"{what}: {key}")
+
+
+@pytest.fixture(scope="module")
+def one_device() -> dict[str, dict[str, np.ndarray]]:
+    names = sorted(set(MULTI_WORKER_CASES) | set(MIRRORED_CASES))
+    return {name: distributed_cases.run(name) for name in names}
+
+
+@pytest.fixture(scope="module")
+def multi_worker(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, np.ndarray]]:
+    """Every multi-worker case in one launched run of two workers (each start costs seconds)."""
+    out = tmp_path_factory.mktemp("cases") / "multi"
+    status = launch([sys.executable, str(CASES), str(out), *MULTI_WORKER_CASES], workers=2, timeout=300,
+                    env=_env())
+    assert status == 0
+    return [dict(np.load(f"{out}_{index}.npz")) for index in (0, 1)]
+
+
+@pytest.fixture(scope="module")
+def mirrored() -> tf.distribute.MirroredStrategy:
+    """One strategy for the module: several over the same devices in one process can collide."""
+    return tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"],
+                                          cross_device_ops=tf.distribute.ReductionToOneDevice())
+
+
+@pytest.mark.parametrize("name", MULTI_WORKER_CASES)
+def test_multi_worker_case_equals_one_device(name: str, multi_worker: list, one_device: dict) -> None:
+    for index, results in enumerate(multi_worker):
+        assert_case_equal({k: v for k, v in results.items() if k.startswith(f"{name}/")}, one_device[name],
+                          f"worker {index}")
+
+
+@pytest.mark.parametrize("name", MIRRORED_CASES)
+def test_mirrored_case_equals_one_device(name: str, mirrored: tf.distribute.MirroredStrategy,
+                                         one_device: dict) -> None:
+    assert_case_equal(distributed_cases.run(name, mirrored), one_device[name], "mirrored")
 
 
 def test_two_workers_train_and_evaluate_as_one_device(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": SRC}
-    env.pop("TF_CONFIG", None)
+    env = _env()
     subprocess.run([sys.executable, str(WORKER), str(tmp_path / "one")], env=env, check=True, timeout=300)
     files = tmp_path / "files"
     status = launch([sys.executable, str(WORKER), str(tmp_path / "multi"), str(files)], workers=2, timeout=300,

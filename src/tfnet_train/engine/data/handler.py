@@ -15,6 +15,7 @@ from keras.src.backend.tensorflow.trainer import TFEpochIterator
 from keras.src.trainers import data_adapters
 from keras.src.trainers.data_adapters import data_adapter_utils
 
+from tfnet_train.distribution import agreed_seed
 from tfnet_train.engine.data.tensor_like import ArrayBatches, Batch, TensorLikeDataAdapter, is_tensor_like
 from tfnet_train.semantics import KERAS_PROFILE, Profile
 
@@ -66,14 +67,15 @@ class DataHandler(TFEpochIterator):
         check_batch_size(batch_size)
         check_steps("steps_per_epoch", steps_per_epoch)
         strategy = distribute_strategy or tf.distribute.get_strategy()
-        self.fast = is_tensor_like((x, y, sample_weight)) and strategy.num_replicas_in_sync == 1
+        tensor_like = is_tensor_like((x, y, sample_weight))
+        self.fast = tensor_like and strategy.num_replicas_in_sync == 1
         fit_level = None
         if class_weight is not None:
             check_class_weight(class_weight, contiguous=profile.tfnet_class_weights)
         if class_weight is not None and profile.tfnet_class_weights:
             x, y, sample_weight, fit_level = _tfnet_class_weights(x, y, sample_weight, class_weight, batch_size)
             class_weight = None
-        if self.fast:
+        if tensor_like:
             adapter = TensorLikeDataAdapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
                                             shuffle=shuffle, class_weight=class_weight, seed=seed)
         else:
@@ -84,6 +86,11 @@ class DataHandler(TFEpochIterator):
             raise ValueError("class_weight with sample_weight under semantics='tfnet' needs in-memory arrays "
                              "on one device")
         self._fit_level = fit_level
+        # Shuffled arrays under a strategy: every worker draws the global order from the chief's seed, the order one
+        # device draws from that seed (Keras's ArrayDataAdapter shuffles with each worker's own random state).
+        self._agreed_order = tensor_like and not self.fast and bool(shuffle)
+        if self._agreed_order:
+            adapter.seed = agreed_seed(strategy, adapter.seed)
         self.epoch = 0  # the epoch the next pass over in-memory data is drawn for (fit sets it)
         self.whole_epochs = False  # one execution per epoch (run_whole_epochs)
         self.reset_metrics_first = False  # the next execution resets the metrics before its steps
@@ -101,6 +108,8 @@ class DataHandler(TFEpochIterator):
                              steps_per_execution=steps_per_execution)
 
     def _get_iterator(self) -> Any:
+        if self._agreed_order:
+            return _DistributedPass(self._distribute_strategy, self.data_adapter, self.epoch)
         if not self.fast:
             return super()._get_iterator()
         batches = self.data_adapter.epoch_batches(self.epoch)
@@ -124,6 +133,24 @@ class DataHandler(TFEpochIterator):
             return
         for _ in range(self.steps_per_execution):
             next(block.iterator)
+
+
+class _DistributedPass:
+    """One pass of shuffled arrays under a strategy, distributed on first use (Keras's epoch iterator asks for the
+    next pass ahead of time, and fit may start elsewhere)."""
+
+    def __init__(self, strategy: tf.distribute.Strategy, adapter: TensorLikeDataAdapter, epoch: int) -> None:
+        self._strategy, self._adapter, self._epoch = strategy, adapter, epoch
+        self._iterator: Any = None
+
+    def __iter__(self) -> _DistributedPass:
+        return self
+
+    def __next__(self) -> Any:
+        if self._iterator is None:
+            dataset = self._adapter.epoch_dataset(self._epoch)
+            self._iterator = iter(self._strategy.experimental_distribute_dataset(dataset))
+        return next(self._iterator)
 
 
 def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:
