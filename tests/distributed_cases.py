@@ -83,7 +83,7 @@ def run(name: str, strategy: tf.distribute.Strategy | None = None, index: int = 
     if case.inputs == "arrays":
         history = model.fit(x, y, batch_size=BATCH, epochs=case.epochs, shuffle=case.shuffle, verbose=0)
     else:
-        history = model.fit(per_worker_dataset(x, y, strategy), epochs=case.epochs, verbose=0)
+        history = model.fit(per_worker_dataset(x, y, strategy), epochs=case.epochs, shuffle=False, verbose=0)
     out = {f"{name}/w{i}": w for i, w in enumerate(model.get_weights())}
     out[f"{name}/loss"] = np.asarray(history.history["loss"])
     out[f"{name}/steps"] = np.asarray(int(model.optimizer.iterations.numpy()))

@@ -22,8 +22,8 @@ import distributed_cases  # noqa: E402
 WORKER = Path(__file__).with_name("distributed_worker.py")
 CASES = Path(__file__).with_name("distributed_cases.py")
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-MULTI_WORKER_CASES = ["shuffle", "shuffle_batch"]
-MIRRORED_CASES = ["shuffle", "shuffle_batch"]
+MULTI_WORKER_CASES = ["shuffle", "shuffle_batch", "partial", "spe4", "spe4_per_worker"]
+MIRRORED_CASES = ["shuffle", "shuffle_batch", "partial", "spe4", "spe4_per_worker"]
 
 
 def _env() -> dict[str, str]:

@@ -54,6 +54,7 @@ class TrainMixin:
             self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
                                             sample_weight=_batch_size(x))
             scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
+            scaled = _share_of_global_batch(scaled, x)
         if trace is not None:
             trace["y_pred"], trace["loss"] = y_pred, loss
         if self.trainable_weights:
@@ -250,6 +251,19 @@ def _listed(value: Any) -> list[Any]:
 
 def _to_numpy(value: Any) -> Any:
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def _share_of_global_batch(loss: tf.Tensor, x: Any) -> tf.Tensor:
+    """Under R replicas Keras scales each replica's mean loss by 1/R, the global-batch mean only when every replica
+    holds as many rows; times R * rows / global rows (one scalar all-reduce), a batch split unevenly (a partial
+    last batch) weighs every row as one device does, as TensorFlow's ``compute_average_loss`` with the global
+    batch size. The factor is exactly 1 for even splits."""
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync <= 1:
+        return loss
+    rows = tf.cast(_batch_size(x), loss.dtype)
+    total = context.all_reduce(tf.distribute.ReduceOp.SUM, rows)
+    return loss * tf.math.divide_no_nan(context.num_replicas_in_sync * rows, total)
 
 
 def _batch_size(x: Any) -> tf.Tensor:
