@@ -97,3 +97,51 @@ def test_two_workers_train_and_evaluate_as_one_device(tmp_path: Path) -> None:
         assert sorted(multi.files) == sorted(one.files)
         for key in one.files:
             np.testing.assert_allclose(multi[key], one[key], rtol=0, atol=1e-6, err_msg=f"worker {index}: {key}")
+
+
+@pytest.mark.parametrize("rows", [8, 7])
+def test_traced_step_under_mirrored_shows_each_replica_and_the_one_device_step(
+        rows: int, mirrored: tf.distribute.MirroredStrategy) -> None:
+    import keras
+
+    import tfnet_train
+
+    x, y = distributed_cases.X[:rows], distributed_cases.Y[:rows]
+    traces = []
+    for scope in (tf.distribute.get_strategy().scope(), mirrored.scope()):
+        with scope:
+            model = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="tanh"),
+                                            keras.layers.Dense(1)])
+            model.set_weights(distributed_cases.INIT)
+            model.compile(tfnet_train.optimizers.SGD(0.1, momentum=0.9, clipnorm=0.5), "mse", metrics=["mae"])
+        traces.append(model.train_step_traced(x, y))
+    one, split = traces
+    assert one.replicas == [] and [r["rows"] for r in split.replicas] == [(rows + 1) // 2, rows // 2]
+    flat_one, flat_split = one.flat(), split.flat()
+    for key, value in flat_one.items():  # the step as a whole equals one device's
+        assert_close(flat_split[key], value, what=key)
+    for r, replica in enumerate(split.replicas):
+        start = 0 if r == 0 else split.replicas[0]["rows"]
+        part = slice(start, start + replica["rows"])
+        assert_close(replica["inputs"]["x"][0], x[part], what=f"replica {r} rows")
+        assert_close(replica["y_pred"][0], one.y_pred[0][part], what=f"replica {r} y_pred")
+        expected = float(np.mean((one.y_pred[0][part] - y[part]) ** 2))
+        assert_close(replica["loss"], expected, what=f"replica {r} loss")
+    for i, aggregated in enumerate(one.gradients):  # the replicas' gradients sum to one device's gradients
+        assert_close(sum(r["gradients"][i] for r in split.replicas), aggregated, what=f"sum of gradients {i}")
+        assert_close(split.aggregated_gradients[i], aggregated, what=f"aggregated gradients {i}")
+    assert not np.allclose(split.replicas[0]["gradients"][0], one.gradients[0])
+    assert "replicas/1/gradients/0" in flat_split
+
+
+def test_traced_step_refuses_replicas_in_other_processes() -> None:
+    from tfnet_train.engine import replicas
+
+    class TwoWorkers:
+        num_replicas_in_sync = 2
+
+        class extended:  # noqa: N801
+            worker_devices = ("/job:worker/task:0/device:CPU:0",)
+
+    with pytest.raises(ValueError, match="1 local of 2 replicas"):
+        replicas.check_local(TwoWorkers())

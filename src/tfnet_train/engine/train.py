@@ -16,6 +16,7 @@ from keras.src import tree
 from keras.src.losses import loss as loss_module
 
 from tfnet_train import optimizers
+from tfnet_train.engine import replicas
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.handler import Block
 from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor, unpack_x_y_sample_weight
@@ -186,14 +187,17 @@ class TrainMixin:
         """Run one training step on one batch and return the value of every stage (see StepTrace)."""
         self._assert_compile_called("train_step_traced")
         state = self._engine
-        if self.distribute_strategy.num_replicas_in_sync > 1:
-            raise ValueError("train_step_traced runs on one device; build the model outside a distribution strategy")
+        strategy = self.distribute_strategy
+        distributed = strategy.num_replicas_in_sync > 1
+        if distributed:
+            replicas.check_local(strategy)
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
         self._check_batch(x, y, sample_weight)
         data = (x, y) if sample_weight is None else (x, y, sample_weight)
-        self._symbolic_build(data_batch=data)
+        with strategy.scope():
+            self._symbolic_build(data_batch=data)
         if state.traced_function is None:
 
             def traced(data: Any) -> dict[str, Any]:
@@ -214,9 +218,21 @@ class TrainMixin:
                 record["y_pred"] = _listed(record["y_pred"])
                 return record
 
+            if distributed:  # every replica records its own stages
+                traced = replicas.on_each_replica(strategy, traced)
             state.traced_function = traced if self.run_eagerly else tf.function(traced, reduce_retracing=True)
         step = int(state.train_counter.numpy())
-        record = tf.nest.map_structure(_to_numpy, state.traced_function(data))
+        if distributed:
+            per_replica = replicas.split(strategy, state.traced_function(replicas.distribute(strategy, data)))
+            per_replica = [tf.nest.map_structure(_to_numpy, r) for r in per_replica]
+            record, replica_stages = replicas.combine(per_replica, strategy.num_replicas_in_sync)
+            record["inputs"] = tf.nest.map_structure(_to_numpy, {
+                k: _listed(v) for k, v in zip(("x", "y", "sample_weight"), expand_1d((x, y, sample_weight)),
+                                              strict=True)})
+            record["metrics"] = tf.nest.map_structure(_to_numpy, self.get_metrics_result())
+        else:
+            record = tf.nest.map_structure(_to_numpy, state.traced_function(data))
+            replica_stages = []
         opt_state = record["optimizer_state"]
         return StepTrace(
             step=step,
@@ -235,6 +251,7 @@ class TrainMixin:
             metrics={k: float(np.mean(v)) for k, v in record["metrics"].items()},
             variable_names=[v.path if hasattr(v, "path") else v.name for v in self.trainable_variables],
             weight_names=[w.path if hasattr(w, "path") else w.name for w in self.weights],
+            replicas=replica_stages,
         )
 
 
