@@ -1,5 +1,6 @@
 """Training cases run on one device, under MirroredStrategy and on launched MultiWorkerMirroredStrategy workers, for
-tests/test_distributed.py. Run as a script under TF_CONFIG, it trains the named cases and writes OUT_<index>.npz.
+tests/test_distributed.py. Run as a script under TF_CONFIG, it trains the named cases (``OUT NAME...``) or the
+resumable fit (``OUT --resume BACKUP MARKER``) and writes OUT_<index>.npz.
 
 Every case trains 20 steps from the same initial weights. Each worker seeds NumPy and Keras with SEED + its index
 before fit: a shuffled case agrees with one device only if every worker uses the chief's seed.
@@ -105,14 +106,51 @@ def per_worker_dataset(x: np.ndarray, y: np.ndarray, strategy: tf.distribute.Str
     return strategy.distribute_datasets_from_function(dataset)
 
 
+def resumable(strategy: tf.distribute.Strategy | None = None, backup: str | None = None, marker: str | None = None,
+              index: int = 0) -> dict[str, np.ndarray]:
+    """Four shuffled epochs with the engine's BackupAndRestore in ``backup``; with ``marker``, worker 1 dies
+    (``os._exit(3)``) in the middle of epoch 2 unless ``marker`` exists, which it creates first."""
+    import keras
+
+    import tfnet_train
+
+    epochs_run: list[int] = []
+
+    class DieOnce(keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+            self.epoch = epoch
+            epochs_run.append(epoch)
+
+        def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+            if marker and index == 1 and self.epoch == 2 and batch == 1 and not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(3)
+
+    scope = strategy.scope() if strategy is not None else tf.distribute.get_strategy().scope()
+    with scope:
+        model = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="tanh"),
+                                        keras.layers.Dense(1)])
+        model.set_weights(INIT)
+        model.compile(tfnet_train.optimizers.SGD(0.05, momentum=0.9, clipnorm=0.5), "mse")
+    keras.utils.set_random_seed(SEED + index)
+    callbacks = [DieOnce()]
+    if backup is not None:
+        callbacks.append(tfnet_train.callbacks.BackupAndRestore(backup))
+    model.fit(X[:64], Y[:64], batch_size=BATCH, epochs=4, shuffle=True, verbose=0, callbacks=callbacks)
+    return {**{f"resume/w{i}": w for i, w in enumerate(model.get_weights())}, "resume/epochs": np.asarray(epochs_run)}
+
+
 def main(out: str, names: list[str]) -> None:
     import gc
 
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     index = worker_index()
     results: dict[str, np.ndarray] = {}
-    for name in names:
-        results.update(run(name, strategy, index))
+    if names[0] == "--resume":  # --resume BACKUP MARKER
+        results.update(resumable(strategy, names[1], names[2], index))
+    else:
+        for name in names:
+            results.update(run(name, strategy, index))
     np.savez(f"{out}_{index}.npz", **results)
     gc.disable()
     gc.freeze()

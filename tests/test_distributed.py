@@ -145,3 +145,21 @@ def test_traced_step_refuses_replicas_in_other_processes() -> None:
 
     with pytest.raises(ValueError, match="1 local of 2 replicas"):
         replicas.check_local(TwoWorkers())
+
+
+def test_a_killed_worker_and_a_restarted_job_end_as_an_uninterrupted_fit(tmp_path: Path) -> None:
+    backup, marker, out = tmp_path / "backup", tmp_path / "died", tmp_path / "resumed"
+    command = [sys.executable, str(CASES), str(out), "--resume", str(backup), str(marker)]
+    status = launch(command, workers=2, timeout=180, env=_env())
+    assert status == 3 and marker.exists()  # worker 1 died in epoch 2; the launcher ended worker 0
+    assert not any(tmp_path.glob("resumed_*.npz"))
+    assert (backup / "training_metadata.json").exists()
+    assert launch(command, workers=2, timeout=180, env=_env()) == 0  # the job started again resumes
+    expected = distributed_cases.resumable()
+    assert list(expected.pop("resume/epochs")) == [0, 1, 2, 3]
+    for index in (0, 1):
+        resumed = dict(np.load(f"{out}_{index}.npz"))
+        assert list(resumed.pop("resume/epochs")) == [2, 3], f"worker {index} did not resume from the epoch 1 backup"
+        assert sorted(resumed) == sorted(expected)
+        for key, value in expected.items():
+            assert_close(resumed[key], value, rtol=0.0, what=f"worker {index}: {key}")
