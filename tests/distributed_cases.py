@@ -55,9 +55,11 @@ CASES: dict[str, Case] = {
     "partial": Case(),
     "spe4": Case(optimizer="adam_global_clipnorm", shuffle=True, steps_per_execution=4),
     "spe4_per_worker": Case(inputs="per_worker", steps_per_execution=4),
-    **{f"{opt}-{inputs}": Case(optimizer=opt, inputs=inputs) for opt in OPTIMIZERS
-       for inputs in ("arrays", "per_worker")},
 }
+# The matrix: every optimizer setting with shuffled arrays and with per-worker input, each with a partial last batch.
+MATRIX = [f"{opt}-{inputs}" for opt in OPTIMIZERS for inputs in ("arrays", "per_worker")]
+CASES.update({name: Case(optimizer=name.split("-")[0], inputs=name.split("-")[1],
+                         shuffle=name.endswith("-arrays")) for name in MATRIX})
 
 
 def worker_index() -> int:

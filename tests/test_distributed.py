@@ -22,8 +22,8 @@ import distributed_cases  # noqa: E402
 WORKER = Path(__file__).with_name("distributed_worker.py")
 CASES = Path(__file__).with_name("distributed_cases.py")
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-MULTI_WORKER_CASES = ["shuffle", "shuffle_batch", "partial", "spe4", "spe4_per_worker"]
-MIRRORED_CASES = ["shuffle", "shuffle_batch", "partial", "spe4", "spe4_per_worker"]
+MULTI_WORKER_CASES = [*distributed_cases.MATRIX, "spe4", "spe4_per_worker"]  # all in one launched run
+MIRRORED_CASES = list(distributed_cases.CASES)
 
 
 def _env() -> dict[str, str]:
@@ -73,6 +73,7 @@ def test_multi_worker_case_equals_one_device(name: str, multi_worker: list, one_
                           f"worker {index}")
 
 
+@pytest.mark.filterwarnings("ignore:Your input ran out of data")  # Keras's note on a dataset of unknown length
 @pytest.mark.parametrize("name", MIRRORED_CASES)
 def test_mirrored_case_equals_one_device(name: str, mirrored: tf.distribute.MirroredStrategy,
                                          one_device: dict) -> None:
