@@ -53,6 +53,7 @@ class EngineState:
 
     def reset_functions(self) -> None:
         self.traced_function: Any = None
+        self.replica_steps_function: Any = None
         self.test_rows_function: Any = None
         self.reset_function: Any = None
         self.reset_key: tuple[int, ...] = ()

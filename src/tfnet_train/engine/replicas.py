@@ -1,5 +1,6 @@
-"""train_step_traced under a distribution strategy: the batch split as fit splits it, one record per replica, and
-the step as a whole put together from them (TF.NET has no distribution; this is the engine's own)."""
+"""Steps under a distribution strategy (TF.NET has no distribution; this is the engine's own): several steps in one
+compiled call, and train_step_traced's batch split as fit splits it, one record per replica, and the step as a whole
+put together from them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,24 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
+from keras.src import tree
+
+
+def steps_function(strategy: tf.distribute.Strategy, step: Callable[[Any], Any], eager: bool = False
+                   ) -> Callable[[Any, Any], Any]:
+    """``steps`` steps over a distributed iterator in one call (``strategy.run`` per step inside a compiled loop),
+    the last step's logs reduced by MEAN over every replica: one call per step costs more than the step itself.
+    The caller knows ``steps`` batches remain (``tf.data`` ends a pass with an error inside a compiled loop)."""
+
+    def run(iterator: Any, steps: Any) -> Any:
+        logs = strategy.run(step, args=(next(iterator),))
+        for _ in tf.range(steps - 1):
+            logs = strategy.run(step, args=(next(iterator),))
+        return tree.map_structure(
+            lambda v: strategy.reduce("MEAN", v, axis=None) if isinstance(v, tf.distribute.DistributedValues)
+            else v, logs)
+
+    return run if eager else tf.function(run, reduce_retracing=True)
 
 
 def check_local(strategy: tf.distribute.Strategy) -> None:

@@ -39,6 +39,11 @@ class TrainMixin:
                 raise StopIteration
             reset, data_handler.reset_metrics_first = data_handler.reset_metrics_first, False
             return self._train_rows_function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
+        if data_handler.steps_in_one_call:  # under a strategy: the block's steps in one compiled call
+            if self._engine.replica_steps_function is None:
+                self.make_train_function(force=True)
+            return self._engine.replica_steps_function(data_handler.native(iterator),
+                                                       tf.constant(data_handler.steps_in(block)))
         return self.train_function(iterator)
 
     def train_step(self, data: Any) -> dict[str, Any]:
@@ -113,6 +118,8 @@ class TrainMixin:
         step = self._counted(self.train_step)
         self.train_function = self._make_function(step)
         self._train_rows_function = self._rows_function(step)
+        self._engine.replica_steps_function = replicas.steps_function(self.distribute_strategy, step,
+                                                                      eager=self.run_eagerly)
         return self.train_function
 
     def _make_function(self, step_function: Callable[[Any], Any]) -> Callable[[Any], Any]:

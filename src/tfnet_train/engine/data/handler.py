@@ -7,6 +7,7 @@ adapters for everything else (tf.data, generators, PyDataset, ragged and sparse 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -94,6 +95,8 @@ class DataHandler(TFEpochIterator):
         self.epoch = 0  # the epoch the next pass over in-memory data is drawn for (fit sets it)
         self.whole_epochs = False  # one execution per epoch (run_whole_epochs)
         self.reset_metrics_first = False  # the next execution resets the metrics before its steps
+        # Under a strategy, a block's steps run in one compiled loop when the pass's length is known
+        self.steps_in_one_call = False
         if self.fast:  # Keras's EpochIterator state, without building a tf.data pipeline
             self.steps_per_epoch = steps_per_epoch
             self.steps_per_execution = steps_per_execution
@@ -106,10 +109,16 @@ class DataHandler(TFEpochIterator):
         else:
             super().__init__(distribute_strategy=strategy, x=adapter, steps_per_epoch=steps_per_epoch,
                              steps_per_execution=steps_per_execution)
+            # A dataset the user distributed counts per-replica batches, not steps: its length is not known here
+            self._distributed_input = isinstance(x, tf.distribute.DistributedDataset)
+            self.steps_in_one_call = steps_per_execution > 1 and self._known_passes()
 
     def _get_iterator(self) -> Any:
         if self._agreed_order:
-            return _DistributedPass(self._distribute_strategy, self.data_adapter, self.epoch)
+            strategy, adapter, epoch = self._distribute_strategy, self.data_adapter, self.epoch
+            return _LazyPass(lambda: strategy.experimental_distribute_dataset(adapter.epoch_dataset(epoch)))
+        if self.steps_in_one_call:
+            return _LazyPass(super()._get_iterator)
         if not self.fast:
             return super()._get_iterator()
         batches = self.data_adapter.epoch_batches(self.epoch)
@@ -119,12 +128,30 @@ class DataHandler(TFEpochIterator):
         begin, end, iterator = next(self._epoch_iterator)
         return Block(begin, end, iterator)
 
-    def run_whole_epochs(self) -> None:
+    def run_whole_epochs(self, training: bool = False) -> None:
         """One execution per epoch over in-memory data when nothing listens to batch hooks and steps_per_execution
-        was left at 1: the numbers are the same, the per-step Python work goes."""
+        was left at 1: the numbers are the same, the per-step Python work goes. When ``training`` under a strategy,
+        the same for any input whose length is known (train_step_function runs the epoch in one compiled loop)."""
         if self.fast and self._fit_level is None and self.steps_per_execution == 1 and self.num_batches:
             self.steps_per_execution = int(self.num_batches)
             self.whole_epochs = self.reset_metrics_first = True
+        elif training and not self.fast and self.steps_per_execution == 1 and self._known_passes():
+            self.steps_per_execution = int(self.num_batches)
+            self.steps_in_one_call = True
+
+    def _known_passes(self) -> bool:
+        """Whether every pass runs exactly num_batches steps (a compiled loop must not read past the data)."""
+        return (self.steps_per_epoch is None and not self._distributed_input and bool(self._num_batches)
+                and self._num_batches > 0)
+
+    def steps_in(self, block: Block) -> int:
+        """How many steps of ``block`` the data holds."""
+        return min(self.steps_per_execution, int(self._num_batches) - block.begin)
+
+    @staticmethod
+    def native(iterator: Any) -> Any:
+        """The distributed iterator itself (shuffled arrays under a strategy hand out a lazy wrapper)."""
+        return iterator.iterator if isinstance(iterator, _LazyPass) else iterator
 
     def skip(self, block: Block) -> None:
         """Consume a block's batches without running them (a resumed fit passing steps a backup holds)."""
@@ -135,22 +162,25 @@ class DataHandler(TFEpochIterator):
             next(block.iterator)
 
 
-class _DistributedPass:
-    """One pass of shuffled arrays under a strategy, distributed on first use (Keras's epoch iterator asks for the
-    next pass ahead of time, and fit may start elsewhere)."""
+class _LazyPass:
+    """One pass over distributed input, made on first use: Keras's epoch iterator asks for the next pass ahead of
+    time, and making a distributed iterator costs a quarter of a second."""
 
-    def __init__(self, strategy: tf.distribute.Strategy, adapter: TensorLikeDataAdapter, epoch: int) -> None:
-        self._strategy, self._adapter, self._epoch = strategy, adapter, epoch
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
         self._iterator: Any = None
 
-    def __iter__(self) -> _DistributedPass:
+    @property
+    def iterator(self) -> Any:
+        if self._iterator is None:
+            self._iterator = iter(self._make())
+        return self._iterator
+
+    def __iter__(self) -> _LazyPass:
         return self
 
     def __next__(self) -> Any:
-        if self._iterator is None:
-            dataset = self._adapter.epoch_dataset(self._epoch)
-            self._iterator = iter(self._strategy.experimental_distribute_dataset(dataset))
-        return next(self._iterator)
+        return next(self.iterator)
 
 
 def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:
