@@ -188,7 +188,7 @@ namespace TfNetTrain.Bench
             {
                 model.Compile(Optimizers.SGD(learningRate: 0.1f), Losses.MeanSquaredError(), new[] { "accuracy" });
                 var clock = Stopwatch.StartNew();
-                History first = model.Fit(x, y, epochs: epochs, verbose: 0);
+                model.Fit(x, y, epochs: epochs, verbose: 0);
                 double firstSeconds = clock.Elapsed.TotalSeconds;
                 clock.Restart();
                 History second = model.Fit(x, y, epochs: epochs, verbose: 0);
