@@ -183,14 +183,6 @@ def weight_layout(model: Any) -> dict[str, list[Any]]:
     }
 
 
-def input_shapes(model: Any) -> list[list[int]] | None:
-    """Shape of each model input with -1 for unknown dimensions, or None when the model is not built."""
-    inputs = _check_model(model)._model_inputs()
-    if inputs is None:
-        return None
-    return [[-1 if d is None else int(d) for d in tensor.shape] for tensor in inputs]
-
-
 def train_counter(model: Any) -> int:
     """The int64 `_train_counter`: 0 at the start of each fit, +1 per step."""
     return int(_check_model(model)._train_counter.numpy())
