@@ -29,11 +29,11 @@ namespace TfNetTrain.Bench
                 case "train": return WithRuntime(() => Train(Arg(args, 1, 3), Arg(args, 2, 3), Arg(args, 3, 200)));
                 case "exchange": return WithRuntime(() => Exchange(Arg(args, 1, 7)));
                 case "rss": return WithRuntime(() => Rss(Arg(args, 1, 10000)));
-                case "xor": return WithRuntime(() => Xor(Arg(args, 1, 1000)));
+                case "xor": return WithRuntime(() => Xor(Arg(args, 1, 1000), Arg(args, 2, 3)));
                 case "noop": return WithRuntime(Noop);
                 default:
                     Console.Error.WriteLine("usage: TfNetTrain.Bench.exe startup | train [repeats epochs steps] | exchange [maxPower] " +
-                                            "| rss [steps] | xor [epochs] | noop");
+                                            "| rss [steps] | xor [epochs later] | noop");
                     return 2;
             }
         }
@@ -176,9 +176,9 @@ namespace TfNetTrain.Bench
 
         /// <summary>
         /// The XOR program of TensorFlow.NET's tracker: 4 samples, a 2-8-1 network, SGD, MSE; the first
-        /// Fit(epochs, verbose: 0) of a new model (tracing included), then a second one.
+        /// Fit(epochs, verbose: 0) of a new model (tracing included), then the best of <paramref name="later"/> more.
         /// </summary>
-        private static void Xor(int epochs)
+        private static void Xor(int epochs, int later)
         {
             var x = new NDArray(new float[] { 0, 0, 0, 1, 1, 0, 1, 1 }, 4, 2);
             var y = new NDArray(new float[] { 0, 1, 1, 0 }, 4);
@@ -190,11 +190,16 @@ namespace TfNetTrain.Bench
                 var clock = Stopwatch.StartNew();
                 model.Fit(x, y, epochs: epochs, verbose: 0);
                 double firstSeconds = clock.Elapsed.TotalSeconds;
-                clock.Restart();
-                History second = model.Fit(x, y, epochs: epochs, verbose: 0);
-                double secondSeconds = clock.Elapsed.TotalSeconds;
-                Result("xor", "first_fit_s", firstSeconds, "second_fit_s", secondSeconds, "epochs", epochs,
-                       "final_loss", (double)second["loss"].Last());
+                double best = double.MaxValue;
+                History last = null;
+                for (int i = 0; i < later; i++)
+                {
+                    clock.Restart();
+                    last = model.Fit(x, y, epochs: epochs, verbose: 0);
+                    best = Math.Min(best, clock.Elapsed.TotalSeconds);
+                }
+                Result("xor", "first_fit_s", firstSeconds, "later_fit_s", best, "epochs", epochs,
+                       "final_loss", (double)last["loss"].Last());
             }
         }
 

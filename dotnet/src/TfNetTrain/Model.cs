@@ -530,18 +530,11 @@ namespace TfNetTrain
                     using (var key = item[0])
                     using (var list = item[1])
                     {
-                        var series = new List<float>();
-                        foreach (PyObject v in PyConvert.Iterate(list)) using (v) series.Add((float)PyConvert.ToDouble(v));
-                        values[key.As<string>()] = series;
+                        values[key.As<string>()] = new List<float>(Array.ConvertAll(list.As<double[]>(), v => (float)v));
                     }
                 }
             }
-            var epochs = new List<int>();
-            using (var epochList = result["epoch"])
-            {
-                foreach (PyObject e in PyConvert.Iterate(epochList)) using (e) epochs.Add(e.As<int>());
-            }
-            return new History(values, epochs);
+            using (var epochs = result["epoch"]) return new History(values, new List<int>(epochs.As<int[]>()));
         }
 
         /// <summary>
