@@ -590,8 +590,8 @@ namespace TfNetTrain
                 Flat = flat,
             };
             using (var step = record["step"]) trace.Step = step.As<long>();
-            using (var names = record["variable_names"]) trace.VariableNames = PyConvert.ToStringList(names);
-            using (var names = record["weight_names"]) trace.WeightNames = PyConvert.ToStringList(names);
+            using (var names = record["variable_names"]) trace.VariableNames = new List<string>(names.As<string[]>());
+            using (var names = record["weight_names"]) trace.WeightNames = new List<string>(names.As<string[]>());
             return trace;
         }
 

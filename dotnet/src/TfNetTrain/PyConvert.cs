@@ -121,9 +121,6 @@ namespace TfNetTrain
             return result;
         }
 
-        /// <summary>A Python sequence of str → list.</summary>
-        public static List<string> ToStringList(PyObject sequence) => new List<string>(sequence.As<string[]>());
-
         /// <summary>A Python sequence of arrays (or None entries) → NDArrays (null for None).</summary>
         public static List<NDArray> ToArrayList(PyObject sequence)
         {
@@ -137,9 +134,6 @@ namespace TfNetTrain
 
         /// <summary>A Python sequence of ints → int[].</summary>
         public static int[] ToInts(PyObject sequence) => sequence.As<int[]>();
-
-        /// <summary>A Python sequence of int sequences → int[][].</summary>
-        public static int[][] ToShapes(PyObject sequence) => sequence.As<int[][]>();
 
         private static PyTuple Tuple(int count, Func<int, PyObject> item)
         {
