@@ -47,7 +47,7 @@ def _python_model():  # noqa: ANN202 (imports TensorFlow lazily)
     model = tfnet_train.Sequential(
         [keras.Input((FEATURES,)), keras.layers.Dense(HIDDEN, activation="relu"), keras.layers.Dense(CLASSES)])
     model.compile(optimizers.SGD(learning_rate=0.01),
-                  keras.losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+                  keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
     return model
 
 
