@@ -522,17 +522,9 @@ namespace TfNetTrain
         {
             var values = new Dictionary<string, IList<float>>();
             using (var history = result["history"])
-            using (var items = history.InvokeMethod("items"))
             {
-                foreach (PyObject item in PyConvert.Iterate(items))
-                {
-                    using (item)
-                    using (var key = item[0])
-                    using (var list = item[1])
-                    {
-                        values[key.As<string>()] = new List<float>(Array.ConvertAll(list.As<double[]>(), v => (float)v));
-                    }
-                }
+                PyConvert.ForEachItem(history, (key, list) =>
+                    values[key] = new List<float>(Array.ConvertAll(list.As<double[]>(), v => (float)v)));
             }
             using (var epochs = result["epoch"]) return new History(values, new List<int>(epochs.As<int[]>()));
         }
@@ -546,24 +538,17 @@ namespace TfNetTrain
             var flat = new Dictionary<string, NDArray>();
             var lists = new Dictionary<string, IList<NDArray>>();
             using (var arrays = record["flat"])
-            using (var items = arrays.InvokeMethod("items"))
             {
-                foreach (PyObject item in PyConvert.Iterate(items))
+                PyConvert.ForEachItem(arrays, (name, value) =>
                 {
-                    using (item)
-                    using (var key = item[0])
-                    using (var value = item[1])
-                    {
-                        string name = key.As<string>();
-                        NDArray array = ArrayExchange.FromNumpy(value);
-                        flat[name] = array;
-                        int slash = name.LastIndexOf('/');
-                        if (slash <= 0 || name.StartsWith("metrics/", StringComparison.Ordinal)) continue;
-                        string stage = name.Substring(0, slash);
-                        if (!lists.TryGetValue(stage, out IList<NDArray> list)) lists[stage] = list = new List<NDArray>();
-                        list.Add(array); // flat() lists each stage's arrays in index order
-                    }
-                }
+                    NDArray array = ArrayExchange.FromNumpy(value);
+                    flat[name] = array;
+                    int slash = name.LastIndexOf('/');
+                    if (slash <= 0 || name.StartsWith("metrics/", StringComparison.Ordinal)) return;
+                    string stage = name.Substring(0, slash);
+                    if (!lists.TryGetValue(stage, out IList<NDArray> list)) lists[stage] = list = new List<NDArray>();
+                    list.Add(array); // flat() lists each stage's arrays in index order
+                });
             }
             const string state = "optimizer_state/";
             var slots = new Dictionary<string, IList<NDArray>>();
