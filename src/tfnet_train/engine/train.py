@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import optree
 import tensorflow as tf
 from keras.src import tree
 from keras.src.losses import loss as loss_module
@@ -177,7 +178,7 @@ class TrainMixin:
 
         if self.run_eagerly:
             return run
-        return tf.function(run, jit_compile=self.jit_compile, reduce_retracing=True)
+        return _ConcreteRows(run, self.jit_compile)
 
     # ----- traced step -------------------------------------------------------------------------------------------
 
@@ -235,6 +236,41 @@ class TrainMixin:
             variable_names=[v.path if hasattr(v, "path") else v.name for v in self.trainable_variables],
             weight_names=[w.path if hasattr(w, "path") else w.name for w in self.weights],
         )
+
+
+class _ConcreteRows:
+    """A rows function called through one concrete function per call form (which row sets are given, batch size,
+    reset): a tf.function matches its arguments to a trace on every call, which costs more than a small step (the
+    XOR program's 1000 one-step epochs are 1000 such calls). Leading dimensions stay unknown, as tf.function's
+    reduce_retracing leaves them after a second shape, so one trace serves every epoch and every fit."""
+
+    def __init__(self, run: Callable[..., Any], jit_compile: Any) -> None:
+        self._run = run
+        self._jit_compile = jit_compile
+        self._concrete: dict[Any, Any] = {}
+
+    def __call__(self, data: Any, full_rows: Any, tail_rows: Any, batch_size: int, reset: bool = False) -> Any:
+        leaves, structure = optree.tree_flatten((data, full_rows, tail_rows), none_is_leaf=True, namespace="keras")
+        tensors = [t for t in leaves if t is not None]
+        key = (structure, batch_size, reset, tuple(None if t is None else (t.dtype, t.shape[1:]) for t in leaves))
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            concrete = self._concrete[key] = self._trace(structure, leaves, batch_size, reset)
+        return concrete(*tensors)
+
+    def _trace(self, structure: Any, leaves: list[Any], batch_size: int, reset: bool) -> Any:
+        present = [t is not None for t in leaves]
+
+        def flat_run(*flat: Any) -> Any:
+            values = iter(flat)
+            data, full, tail = structure.unflatten([next(values) if p else None for p in present])
+            return self._run(data, full, tail, batch_size, reset)
+
+        tensors = [t for t in leaves if t is not None]
+
+        specs = [tf.TensorSpec([None, *t.shape[1:]], t.dtype) for t in tensors]
+        function = tf.function(flat_run, input_signature=specs, jit_compile=self._jit_compile)
+        return function.get_concrete_function()
 
 
 def _rows(rows: np.ndarray | None) -> tf.Tensor | None:
