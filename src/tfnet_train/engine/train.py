@@ -17,6 +17,7 @@ from keras.src import tree
 from keras.src.losses import loss as loss_module
 
 from tfnet_train import optimizers
+from tfnet_train.engine import replicas
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.handler import Block
 from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor, unpack_x_y_sample_weight
@@ -39,6 +40,11 @@ class TrainMixin:
                 raise StopIteration
             reset, data_handler.reset_metrics_first = data_handler.reset_metrics_first, False
             return self._train_rows_function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
+        if data_handler.steps_in_one_call:  # under a strategy: the block's steps in one compiled call
+            if self._engine.replica_steps_function is None:
+                self.make_train_function(force=True)
+            return self._engine.replica_steps_function(data_handler.native(iterator),
+                                                       tf.constant(data_handler.steps_in(block)))
         return self.train_function(iterator)
 
     def train_step(self, data: Any) -> dict[str, Any]:
@@ -55,6 +61,7 @@ class TrainMixin:
             self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
                                             sample_weight=_batch_size(x))
             scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
+            scaled = _share_of_global_batch(scaled, x)
         if trace is not None:
             trace["y_pred"], trace["loss"] = y_pred, loss
         if self.trainable_weights:
@@ -112,6 +119,8 @@ class TrainMixin:
         step = self._counted(self.train_step)
         self.train_function = self._make_function(step)
         self._train_rows_function = self._rows_function(step)
+        self._engine.replica_steps_function = replicas.steps_function(self.distribute_strategy, step,
+                                                                      eager=self.run_eagerly)
         return self.train_function
 
     def _make_function(self, step_function: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -186,14 +195,17 @@ class TrainMixin:
         """Run one training step on one batch and return the value of every stage (see StepTrace)."""
         self._assert_compile_called("train_step_traced")
         state = self._engine
-        if self.distribute_strategy.num_replicas_in_sync > 1:
-            raise ValueError("train_step_traced runs on one device; build the model outside a distribution strategy")
+        strategy = self.distribute_strategy
+        distributed = strategy.num_replicas_in_sync > 1
+        if distributed:
+            replicas.check_local(strategy)
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
         self._check_batch(x, y, sample_weight)
         data = (x, y) if sample_weight is None else (x, y, sample_weight)
-        self._symbolic_build(data_batch=data)
+        with strategy.scope():
+            self._symbolic_build(data_batch=data)
         if state.traced_function is None:
 
             def traced(data: Any) -> dict[str, Any]:
@@ -214,9 +226,21 @@ class TrainMixin:
                 record["y_pred"] = _listed(record["y_pred"])
                 return record
 
+            if distributed:  # every replica records its own stages
+                traced = replicas.on_each_replica(strategy, traced)
             state.traced_function = traced if self.run_eagerly else tf.function(traced, reduce_retracing=True)
         step = int(state.train_counter.numpy())
-        record = tf.nest.map_structure(_to_numpy, state.traced_function(data))
+        if distributed:
+            per_replica = replicas.split(strategy, state.traced_function(replicas.distribute(strategy, data)))
+            per_replica = [tf.nest.map_structure(_to_numpy, r) for r in per_replica]
+            record, replica_stages = replicas.combine(per_replica, strategy.num_replicas_in_sync)
+            record["inputs"] = tf.nest.map_structure(_to_numpy, {
+                k: _listed(v) for k, v in zip(("x", "y", "sample_weight"), expand_1d((x, y, sample_weight)),
+                                              strict=True)})
+            record["metrics"] = tf.nest.map_structure(_to_numpy, self.get_metrics_result())
+        else:
+            record = tf.nest.map_structure(_to_numpy, state.traced_function(data))
+            replica_stages = []
         opt_state = record["optimizer_state"]
         return StepTrace(
             step=step,
@@ -235,6 +259,7 @@ class TrainMixin:
             metrics={k: float(np.mean(v)) for k, v in record["metrics"].items()},
             variable_names=[v.path if hasattr(v, "path") else v.name for v in self.trainable_variables],
             weight_names=[w.path if hasattr(w, "path") else w.name for w in self.weights],
+            replicas=replica_stages,
         )
 
 
@@ -286,6 +311,19 @@ def _listed(value: Any) -> list[Any]:
 
 def _to_numpy(value: Any) -> Any:
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def _share_of_global_batch(loss: tf.Tensor, x: Any) -> tf.Tensor:
+    """Under R replicas Keras scales each replica's mean loss by 1/R, the global-batch mean only when every replica
+    holds as many rows; times R * rows / global rows (one scalar all-reduce), a batch split unevenly (a partial
+    last batch) weighs every row as one device does, as TensorFlow's ``compute_average_loss`` with the global
+    batch size. The factor is exactly 1 for even splits."""
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync <= 1:
+        return loss
+    rows = tf.cast(_batch_size(x), loss.dtype)
+    total = context.all_reduce(tf.distribute.ReduceOp.SUM, rows)
+    return loss * tf.math.divide_no_nan(context.num_replicas_in_sync * rows, total)
 
 
 def _batch_size(x: Any) -> tf.Tensor:
