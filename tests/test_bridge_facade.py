@@ -166,10 +166,14 @@ def test_train_step_traced_is_plain_data_matching_the_trace() -> None:
     assert record["flat"].keys() == expected.keys()
     for key, value in expected.items():
         assert record["flat"][key].tobytes() == np.asarray(value).astype(record["flat"][key].dtype).tobytes(), key
-    assert record["loss"] == trace.loss and record["metrics"] == trace.metrics
-    assert record["step"] == 0 and record["optimizer_state"]["iterations"] == 1
-    assert set(record["optimizer_state"]["slots"]) == {"momentum"}
-    assert all(isinstance(g, np.ndarray) for g in record["gradients"])
+    assert set(record) == {"step", "variable_names", "weight_names", "flat"}, "each array crosses once"
+    assert float(record["flat"]["loss"]) == trace.loss
+    assert {k: float(v) for k, v in record["flat"].items() if k.startswith("metrics/")} == {
+        f"metrics/{name}": value for name, value in trace.metrics.items()}
+    assert record["step"] == 0 and int(record["flat"]["optimizer_state/iterations"]) == 1
+    assert {k.split("/")[1] for k in record["flat"] if k.startswith("optimizer_state/")} == {
+        "iterations", "learning_rate", "momentum"}
+    assert len(record["variable_names"]) == len(trace.variable_names) == 4
     assert [n.rsplit("/", 1)[-1] for n in record["weight_names"]] == [
         n.rsplit("/", 1)[-1] for n in trace.weight_names]
 
@@ -186,14 +190,12 @@ def test_fit_evaluate_predict_return_plain_types() -> None:
     assert outputs[0].tobytes() == theirs.predict(x, batch_size=5, verbose=0).tobytes()
 
 
-def test_weight_layout_input_shapes_and_summary() -> None:
+def test_weight_layout_and_summary() -> None:
     model = bridge.sequential(SPECS)
     layout = bridge.weight_layout(model)
     assert layout["shapes"] == [[4, 6], [6], [6, 3], [3]]
     assert layout["dtypes"] == ["float32"] * 4
     assert layout["names"][0].endswith("kernel")
-    assert bridge.input_shapes(model) == [[-1, 4]]
-    assert bridge.input_shapes(bridge.sequential([("Dense", {"units": 2})])) is None
     assert "Total params" in bridge.summary(model)
 
 
@@ -202,6 +204,16 @@ def test_set_weights_and_stop_training() -> None:
     zeros = [np.zeros(s, np.float32) for s in bridge.weight_layout(model)["shapes"]]
     bridge.set_weights(model, zeros)
     assert all(not w.any() for w in bridge.get_weights(model))
+    for bad, pattern in (
+        (zeros[:1], r"^weights: the model has 4 weights; got 1 arrays$"),
+        ([np.ones((4, 7), np.float32), *zeros[1:]],
+         r"^weights\[0\] \(.*kernel\) must be float32 \(4, 6\); got float32 \(4, 7\)$"),
+        ([zeros[0], np.ones(6, np.float64), *zeros[2:]],
+         r"^weights\[1\] \(.*bias\) must be float32 \(6,\); got float64"),
+    ):
+        with pytest.raises(ValueError, match=pattern):
+            bridge.set_weights(model, bad)
+    assert all(not w.any() for w in bridge.get_weights(model)), "a refused set_weights changes nothing"
     assert bridge.get_stop_training(model) is False
     bridge.set_stop_training(model, True)
     assert bridge.get_stop_training(model) is True
@@ -269,7 +281,7 @@ def test_functional_models_from_applied_specs() -> None:
     assert bridge.tensor_shape(merged) == [-1, 9]
     model = bridge.functional([x], [bridge.apply_layer(("Dense", {"units": 2}), [merged])])
     assert isinstance(model, tfnet_train.Model)
-    assert bridge.input_shapes(model) == [[-1, 4]]
+    assert [bridge.tensor_shape(t) for t in model.inputs] == [[-1, 4]]
     assert bridge.predict(model, np.ones((3, 4), np.float32))[0].shape == (3, 2)
     with pytest.raises(ValueError, match="at least one symbolic tensor"):
         bridge.apply_layer(("Dense", {"units": 1}), [])

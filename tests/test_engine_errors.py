@@ -39,6 +39,32 @@ def test_x_y_length_mismatch_names_both_lengths() -> None:
         compiled().fit(X, Y[:7], verbose=0)
 
 
+def test_scalars_and_multi_input_row_counts_name_the_array() -> None:
+    m = compiled()
+    with pytest.raises(ValueError, match=r"^x must have a batch dimension, got a scalar$"):
+        m.train_on_batch(np.array(1.0, "float32"), Y)
+    with pytest.raises(ValueError, match=r"^y must have a batch dimension, got a scalar$"):
+        m.fit(X, np.array(1.0, "float32"), verbose=0)
+    a, b = keras.Input((3,)), keras.Input((2,))
+    two = tfnet_train.Model(inputs=[a, b], outputs=keras.layers.Dense(1)(keras.layers.Concatenate()([a, b])))
+    two.compile("sgd", "mse")
+    with pytest.raises(ValueError, match=r"x\[0\] and x\[1\] must have the same number of samples, got x\[0\]: 10, "
+                                         r"x\[1\]: 9"):
+        two.train_on_batch([X, np.zeros((9, 2), "float32")], Y)
+    with pytest.raises(ValueError, match=r"x\[0\] and y must have the same number of samples, got x\[0\]: 10, y: 8"):
+        two.fit([X, np.zeros((10, 2), "float32")], Y[:8], verbose=0)
+    assert int(two._train_counter.numpy()) == 0
+
+
+def test_validation_data_errors_say_so() -> None:
+    m = compiled()
+    with pytest.raises(ValueError, match=r"^validation_data: x has shape \(4, 5\); the model expects shape \(None, 3"):
+        m.fit(X, Y, epochs=2, verbose=0, validation_data=(np.zeros((4, 5), "float32"), Y[:4]))
+    with pytest.raises(ValueError, match=r"^validation_data: x and y must have the same number of samples, got x: 4, "
+                                         r"y: 3"):
+        m.fit(X, Y, epochs=2, verbose=0, validation_data=(X[:4], Y[:3]))
+
+
 def test_wrong_rank_and_feature_size() -> None:
     with pytest.raises(ValueError, match=r"x has shape \(10, 3, 1\) \(rank 3\); the model expects rank 2"):
         compiled().fit(X[..., None], Y, verbose=0)

@@ -9,10 +9,11 @@ using Python.Runtime;
 namespace TfNetTrain.Bench
 {
     /// <summary>
-    /// The C# half of benchmarks/bench_bridge.py. Modes: "startup" (start, build, one step, dispose), "train"
-    /// (whole-fit and per-step timings), "exchange" (array copies against Buffer.BlockCopy), "rss" (resident
-    /// memory over many bridged steps). Each result is one line "RESULT {json}" for the driver; timings are
-    /// printed, never judged here.
+    /// The C# half of benchmarks/bench_bridge.py and benchmarks/bench_bridge_calls.py. Modes: "startup" (start,
+    /// build, one step, dispose), "train" (whole-fit and per-step timings), "exchange" (array copies against
+    /// Buffer.BlockCopy), "rss" (resident memory over many bridged steps), "xor" (the XOR program's fits),
+    /// "noop" (the cost of a call that does nothing). Each result is one line "RESULT {json}" for the driver;
+    /// timings are printed, never judged here.
     /// </summary>
     public static class Program
     {
@@ -28,8 +29,11 @@ namespace TfNetTrain.Bench
                 case "train": return WithRuntime(() => Train(Arg(args, 1, 3), Arg(args, 2, 3), Arg(args, 3, 200)));
                 case "exchange": return WithRuntime(() => Exchange(Arg(args, 1, 7)));
                 case "rss": return WithRuntime(() => Rss(Arg(args, 1, 10000)));
+                case "xor": return WithRuntime(() => Xor(Arg(args, 1, 1000), Arg(args, 2, 3)));
+                case "noop": return WithRuntime(Noop);
                 default:
-                    Console.Error.WriteLine("usage: TfNetTrain.Bench.exe startup | train [repeats epochs steps] | exchange [maxPower] | rss [steps]");
+                    Console.Error.WriteLine("usage: TfNetTrain.Bench.exe startup | train [repeats epochs steps] | exchange [maxPower] " +
+                                            "| rss [steps] | xor [epochs later] | noop");
                     return 2;
             }
         }
@@ -167,6 +171,50 @@ namespace TfNetTrain.Bench
                 Result("exchange", "n", n, "memcpy_gbps", bytes / memcpy / 1e9,
                        "to_numpy_new_gbps", bytes / bridged[0] / 1e9, "to_numpy_existing_gbps", bytes / bridged[1] / 1e9,
                        "from_numpy_into_gbps", bytes / bridged[2] / 1e9, "from_numpy_new_gbps", bytes / bridged[3] / 1e9);
+            }
+        }
+
+        /// <summary>
+        /// The XOR program of TensorFlow.NET's tracker: 4 samples, a 2-8-1 network, SGD, MSE; the first
+        /// Fit(epochs, verbose: 0) of a new model (tracing included), then the best of <paramref name="later"/> more.
+        /// </summary>
+        private static void Xor(int epochs, int later)
+        {
+            var x = new NDArray(new float[] { 0, 0, 0, 1, 1, 0, 1, 1 }, 4, 2);
+            var y = new NDArray(new float[] { 0, 1, 1, 0 }, 4);
+            Keras.SetRandomSeed(0);
+            using (Model model = Keras.Sequential(Layers.Input(2), Layers.Dense(8, activation: "tanh"),
+                                                  Layers.Dense(1, activation: "sigmoid")))
+            {
+                model.Compile(Optimizers.SGD(learningRate: 0.1f), Losses.MeanSquaredError(), new[] { "accuracy" });
+                var clock = Stopwatch.StartNew();
+                model.Fit(x, y, epochs: epochs, verbose: 0);
+                double firstSeconds = clock.Elapsed.TotalSeconds;
+                double best = double.MaxValue;
+                History last = null;
+                for (int i = 0; i < later; i++)
+                {
+                    clock.Restart();
+                    last = model.Fit(x, y, epochs: epochs, verbose: 0);
+                    best = Math.Min(best, clock.Elapsed.TotalSeconds);
+                }
+                Result("xor", "first_fit_s", firstSeconds, "later_fit_s", best, "epochs", epochs,
+                       "final_loss", (double)last["loss"].Last());
+            }
+        }
+
+        /// <summary>Microseconds per call of: a hop to the Python thread; a cached Python no-op; a model property.</summary>
+        private static void Noop()
+        {
+            var runtime = PythonRuntime.Current;
+            using (Model model = Keras.Sequential(Layers.Input(2), Layers.Dense(1)))
+            {
+                PyObject noop = runtime.Run(() => PythonEngine.Eval("lambda: None"));
+                double hop = Time(() => runtime.Run(() => 0));
+                double call = Time(() => runtime.Run(() => { using (noop.Invoke()) return 0; }));
+                double property = Time(() => { bool unused = model.StopTraining; });
+                runtime.Run(() => { noop.Dispose(); });
+                Result("noop", "hop_us", hop * 1e6, "call_us", call * 1e6, "property_us", property * 1e6);
             }
         }
 

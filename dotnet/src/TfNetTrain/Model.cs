@@ -10,14 +10,14 @@ namespace TfNetTrain
     /// thread, so a model may be used from any thread (calls are serialised). Arrays are copied in and out with one
     /// buffer copy each; the overloads taking an output array reuse it instead of allocating. Python errors come out
     /// as <see cref="TfNetTrainException"/> (bad arguments as <see cref="TfNetTrainArgumentException"/>), and the
-    /// model stays usable after them.
+    /// model stays usable after them. Arguments are checked once, by the Python engine (its ValueError names the
+    /// argument, the expected and the actual value); C# checks only what cannot cross the boundary (null arrays).
     /// </summary>
     public sealed class Model : IDisposable
     {
         private readonly PythonRuntime _runtime;
         private PyObject _handle;
         private WeightLayout _layout;
-        private int[][] _inputShapes;
 
         private Model(PythonRuntime runtime, PyObject handle)
         {
@@ -69,9 +69,6 @@ namespace TfNetTrain
                             string semantics = "keras", bool runEagerly = false, bool jitCompile = false,
                             int stepsPerExecution = 1)
         {
-            if (semantics == null) throw new ArgumentNullException(nameof(semantics));
-            if (stepsPerExecution < 1)
-                throw new TfNetTrainArgumentException(nameof(stepsPerExecution), $"must be >= 1; got {stepsPerExecution}");
             string[] metricNames = metrics?.ToArray();
             if (metricNames != null && metricNames.Any(m => m == null))
                 throw new TfNetTrainArgumentException(nameof(metrics), "metric names must not be null");
@@ -110,7 +107,7 @@ namespace TfNetTrain
 
         private IDictionary<string, float> TrainOnBatch(ModelInputs x, NDArray y, NDArray sampleWeight, bool resetMetrics)
         {
-            CheckBatch(x, y, sampleWeight);
+            RequireY(y);
             return Call<IDictionary<string, float>>(f =>
             {
                 using (var px = x.ToPython(view: false))
@@ -138,7 +135,7 @@ namespace TfNetTrain
 
         private StepTrace TrainStepTraced(ModelInputs x, NDArray y, NDArray sampleWeight)
         {
-            CheckBatch(x, y, sampleWeight);
+            RequireY(y);
             return Call(f =>
             {
                 using (var px = x.ToPython(view: false))
@@ -189,14 +186,10 @@ namespace TfNetTrain
                             float validationSplit, bool shuffle, NDArray sampleWeight, int initialEpoch, int? stepsPerEpoch,
                             ModelInputs validationX, NDArray validationY, int validationFreq, IDictionary<int, float> classWeight)
         {
-            CheckBatch(x, y, sampleWeight);
-            if ((validationX == null) != (validationY == null))
+            RequireY(y);
+            if ((validationX == null) != (validationY == null)) // one Python argument, validation_data=(x, y)
                 throw new TfNetTrainArgumentException(validationX == null ? "validationX" : nameof(validationY),
                     "validationX and validationY must be given together");
-            if (validationX != null) CheckBatch(validationX, validationY, null, nameof(validationY));
-            if (batchSize.HasValue && batchSize.Value < 1)
-                throw new TfNetTrainArgumentException(nameof(batchSize), $"batch_size must be >= 1; got {batchSize}");
-            if (epochs < 0) throw new TfNetTrainArgumentException(nameof(epochs), $"must be >= 0; got {epochs}");
             var dispatchers = new List<CallbackDispatcher>();
             if (callbacks != null)
             {
@@ -285,7 +278,7 @@ namespace TfNetTrain
 
         private IDictionary<string, float> Evaluate(ModelInputs x, NDArray y, int? batchSize, NDArray sampleWeight, int? steps)
         {
-            CheckBatch(x, y, sampleWeight);
+            RequireY(y);
             return Call<IDictionary<string, float>>(f =>
             {
                 using (var px = x.ToPython(view: false))
@@ -325,7 +318,6 @@ namespace TfNetTrain
         {
             if (output == null) throw new ArgumentNullException(nameof(output));
             ModelInputs inputs = ModelInputs.One(x, nameof(x));
-            CheckX(inputs);
             Call(f =>
             {
                 using (var outputs = InvokePredict(f, inputs, batchSize, null))
@@ -352,7 +344,6 @@ namespace TfNetTrain
 
         private IList<NDArray> PredictOutputs(ModelInputs x, int? batchSize, int? steps)
         {
-            CheckX(x);
             return Call<IList<NDArray>>(f =>
             {
                 using (var outputs = InvokePredict(f, x, batchSize, steps)) return PyConvert.ToArrayList(outputs);
@@ -391,29 +382,13 @@ namespace TfNetTrain
 
         /// <summary>
         /// Sets every weight, in Keras get_weights() order; counts, shapes and dtypes must match the model's
-        /// (checked in C# before anything changes).
+        /// (checked in Python before anything changes).
         /// </summary>
         public void SetWeights(IList<NDArray> weights)
         {
             if (weights == null) throw new ArgumentNullException(nameof(weights));
             for (int i = 0; i < weights.Count; i++)
                 if (weights[i] == null) throw new ArgumentNullException(nameof(weights), $"weights[{i}] is null");
-            WeightLayout layout = Layout();
-            if (layout != null)
-            {
-                if (weights.Count != layout.Shapes.Length)
-                    throw new TfNetTrainArgumentException(nameof(weights), $"the model has {layout.Shapes.Length} weights; got {weights.Count} arrays");
-                for (int i = 0; i < weights.Count; i++)
-                {
-                    NDArray w = weights[i];
-                    if (!w.ShapeNoCopy.SequenceEqual(layout.Shapes[i]) || w.DType != layout.DTypes[i])
-                    {
-                        throw new TfNetTrainArgumentException(nameof(weights),
-                            $"weights[{i}] ({layout.Names[i]}) must be {layout.DTypes[i].NumpyName()} " +
-                            $"{NDArray.FormatShape(layout.Shapes[i])}; got {w.DType.NumpyName()} {NDArray.FormatShape(w.ShapeNoCopy)}");
-                    }
-                }
-            }
             Call(f =>
             {
                 using (var list = ArrayExchange.ToNumpyList(weights, nameof(weights)))
@@ -425,10 +400,10 @@ namespace TfNetTrain
         }
 
         /// <summary>Names of the weights in get_weights() order (e.g. "sequential/dense/kernel").</summary>
-        public IList<string> WeightNames => Layout()?.Names.ToList() ?? new List<string>();
+        public IList<string> WeightNames => Layout().Names.ToList();
 
         /// <summary>Shapes of the weights in get_weights() order.</summary>
-        public IList<int[]> WeightShapes => Layout()?.Shapes.Select(s => (int[])s.Clone()).ToList() ?? new List<int[]>();
+        public IList<int[]> WeightShapes => Layout().Shapes.Select(s => (int[])s.Clone()).ToList();
 
         /// <summary>_train_counter: 0 at the start of each Fit, +1 per training step.</summary>
         public long TrainCounter => Call(f =>
@@ -521,79 +496,9 @@ namespace TfNetTrain
 
         private static PyObject Optional(NDArray array) => array == null ? PyObject.None : ArrayExchange.ToNumpy(array);
 
-        private void CheckBatch(ModelInputs x, NDArray y, NDArray sampleWeight, string yName = "y")
+        private static void RequireY(NDArray y)
         {
-            CheckX(x);
-            if (y == null) throw new ArgumentNullException(yName);
-            CheckRows(x, y, yName);
-            if (sampleWeight != null) CheckRows(x, sampleWeight, nameof(sampleWeight));
-        }
-
-        private static void CheckRows(ModelInputs x, NDArray other, string otherName, string otherLabel = null)
-        {
-            otherLabel = otherLabel ?? otherName;
-            if (other.Rank == 0)
-            {
-                string what = otherLabel == otherName ? "" : otherLabel + " ";
-                throw new TfNetTrainArgumentException(otherName, what + "must have a batch dimension; got a scalar");
-            }
-            NDArray first = x.Arrays[0];
-            if (other.Dim(0) != first.Dim(0))
-            {
-                throw new TfNetTrainArgumentException(otherName,
-                    $"{otherLabel} has {other.Dim(0)} samples (shape {NDArray.FormatShape(other.ShapeNoCopy)}) but {x.Label(0)} has " +
-                    $"{first.Dim(0)} (shape {NDArray.FormatShape(first.ShapeNoCopy)})");
-            }
-        }
-
-        private void CheckX(ModelInputs x)
-        {
-            for (int i = 0; i < x.Arrays.Count; i++)
-            {
-                if (x.Arrays[i].Rank == 0)
-                {
-                    string what = x.IsList ? x.Label(i) + " " : "";
-                    throw new TfNetTrainArgumentException(x.ParamName, what + "must have a batch dimension; got a scalar");
-                }
-                if (i > 0) CheckRows(x, x.Arrays[i], x.ParamName, x.Label(i));
-            }
-            int[][] shapes = InputShapes();
-            if (shapes == null) return;
-            if (x.IsList && shapes.Length != x.Arrays.Count)
-            {
-                throw new TfNetTrainArgumentException(x.ParamName,
-                    $"the model has {shapes.Length} input(s), so {x.ParamName} must hold {shapes.Length} array(s); got {x.Arrays.Count}");
-            }
-            if (!x.IsList && shapes.Length != 1) return; // one array for several inputs: Python explains
-            for (int i = 0; i < x.Arrays.Count; i++) CheckShape(x.Arrays[i], shapes[i], x.ParamName, x.Label(i));
-        }
-
-        private static void CheckShape(NDArray x, int[] expected, string paramName, string label)
-        {
-            int[] actual = x.ShapeNoCopy;
-            if (actual.Length == 1 && expected.Length == 2 && (expected[1] == 1 || expected[1] == -1)) return; // expand_1d
-            bool ok = actual.Length == expected.Length;
-            for (int i = 1; ok && i < actual.Length; i++) ok = expected[i] < 0 || expected[i] == actual[i];
-            if (!ok)
-            {
-                string want = "(" + string.Join(", ", expected.Select(d => d < 0 ? "None" : d.ToString())) + ")";
-                throw new TfNetTrainArgumentException(paramName,
-                    $"{label} has shape {NDArray.FormatShape(actual)}; the model expects {want}");
-            }
-        }
-
-        private int[][] InputShapes()
-        {
-            if (_inputShapes != null) return _inputShapes;
-            int[][] shapes = Call(f =>
-            {
-                using (var result = f["input_shapes"].Invoke(_handle))
-                {
-                    return result.IsNone() ? null : PyConvert.ToShapes(result);
-                }
-            });
-            _inputShapes = shapes;
-            return shapes;
+            if (y == null) throw new ArgumentNullException(nameof(y));
         }
 
         private WeightLayout Layout()
@@ -604,18 +509,11 @@ namespace TfNetTrain
                 using (var d = f["weight_layout"].Invoke(_handle))
                 using (var names = d["names"])
                 using (var shapes = d["shapes"])
-                using (var dtypes = d["dtypes"])
                 {
-                    var dtypeList = PyConvert.ToStringList(dtypes);
-                    var parsed = new DType[dtypeList.Count];
-                    for (int i = 0; i < parsed.Length; i++)
-                    {
-                        if (!DTypes.TryFromNumpyName(dtypeList[i], out parsed[i])) return null; // other dtypes: let Python check
-                    }
-                    return new WeightLayout(PyConvert.ToStringList(names).ToArray(), PyConvert.ToShapes(shapes), parsed);
+                    return new WeightLayout(names.As<string[]>(), shapes.As<int[][]>());
                 }
             });
-            if (layout != null && layout.Shapes.Length > 0) _layout = layout;
+            if (layout.Shapes.Length > 0) _layout = layout;
             return layout;
         }
 
@@ -624,109 +522,79 @@ namespace TfNetTrain
         {
             var values = new Dictionary<string, IList<float>>();
             using (var history = result["history"])
-            using (var items = history.InvokeMethod("items"))
             {
-                foreach (PyObject item in PyConvert.Iterate(items))
-                {
-                    using (item)
-                    using (var key = item[0])
-                    using (var list = item[1])
-                    {
-                        var series = new List<float>();
-                        foreach (PyObject v in PyConvert.Iterate(list)) using (v) series.Add((float)PyConvert.ToDouble(v));
-                        values[key.As<string>()] = series;
-                    }
-                }
+                PyConvert.ForEachItem(history, (key, list) =>
+                    values[key] = new List<float>(Array.ConvertAll(list.As<double[]>(), v => (float)v)));
             }
-            var epochs = new List<int>();
-            using (var epochList = result["epoch"])
-            {
-                foreach (PyObject e in PyConvert.Iterate(epochList)) using (e) epochs.Add(e.As<int>());
-            }
-            return new History(values, epochs);
+            using (var epochs = result["epoch"]) return new History(values, new List<int>(epochs.As<int[]>()));
         }
 
+        /// <summary>
+        /// A StepTrace from the bridge's record: every array arrives once, as StepTrace.flat() ("stage/key" → array);
+        /// the typed stages are the same arrays, grouped by their keys ("gradients/1", "optimizer_state/m/0", ...).
+        /// </summary>
         private static StepTrace ReadTrace(PyObject record)
         {
-            var trace = new StepTrace();
+            var flat = new Dictionary<string, NDArray>();
+            var lists = new Dictionary<string, IList<NDArray>>();
+            using (var arrays = record["flat"])
+            {
+                PyConvert.ForEachItem(arrays, (name, value) =>
+                {
+                    NDArray array = ArrayExchange.FromNumpy(value);
+                    flat[name] = array;
+                    int slash = name.LastIndexOf('/');
+                    if (slash <= 0 || name.StartsWith("metrics/", StringComparison.Ordinal)) return;
+                    string stage = name.Substring(0, slash);
+                    if (!lists.TryGetValue(stage, out IList<NDArray> list)) lists[stage] = list = new List<NDArray>();
+                    list.Add(array); // flat() lists each stage's arrays in index order
+                });
+            }
+            const string state = "optimizer_state/";
+            var slots = new Dictionary<string, IList<NDArray>>();
+            foreach (var pair in lists)
+                if (pair.Key.StartsWith(state, StringComparison.Ordinal)) slots[pair.Key.Substring(state.Length)] = pair.Value;
+            var metrics = new Dictionary<string, float>();
+            foreach (var pair in flat)
+                if (pair.Key.StartsWith("metrics/", StringComparison.Ordinal)) metrics[pair.Key.Substring(8)] = (float)pair.Value.GetDouble(0);
+            var trace = new StepTrace
+            {
+                Inputs = new Dictionary<string, IList<NDArray>>
+                {
+                    { "x", Stage(lists, "inputs/x") }, { "y", Stage(lists, "inputs/y") }, { "sample_weight", Stage(lists, "inputs/sample_weight") },
+                },
+                YPred = Stage(lists, "y_pred"),
+                Loss = (float)flat["loss"].GetDouble(0),
+                Gradients = Stage(lists, "gradients"),
+                AggregatedGradients = Stage(lists, "aggregated_gradients"),
+                ClippedGradients = Stage(lists, "clipped_gradients"),
+                Weights = Stage(lists, "weights"),
+                OptimizerState = new OptimizerState((long)flat[state + "iterations"].GetDouble(0),
+                    flat.TryGetValue(state + "learning_rate", out NDArray rate) ? (float)rate.GetDouble(0) : float.NaN, slots),
+                Metrics = metrics,
+                Flat = flat,
+            };
             using (var step = record["step"]) trace.Step = step.As<long>();
-            using (var inputs = record["inputs"])
-            {
-                var map = new Dictionary<string, IList<NDArray>>();
-                foreach (string kind in new[] { "x", "y", "sample_weight" })
-                {
-                    using (var key = new PyString(kind))
-                    {
-                        using (var arrays = inputs.InvokeMethod("get", key))
-                        {
-                            map[kind] = arrays.IsNone() ? new List<NDArray>() : PyConvert.ToArrayList(arrays);
-                        }
-                    }
-                }
-                trace.Inputs = map;
-            }
-            trace.YPred = Arrays(record, "y_pred");
-            using (var loss = record["loss"]) trace.Loss = (float)PyConvert.ToDouble(loss);
-            trace.Gradients = Arrays(record, "gradients");
-            trace.AggregatedGradients = Arrays(record, "aggregated_gradients");
-            trace.ClippedGradients = Arrays(record, "clipped_gradients");
-            trace.Weights = Arrays(record, "weights");
-            using (var state = record["optimizer_state"])
-            using (var iterations = state["iterations"])
-            using (var rate = state["learning_rate"])
-            using (var slots = state["slots"])
-            using (var items = slots.InvokeMethod("items"))
-            {
-                var slotMap = new Dictionary<string, IList<NDArray>>();
-                foreach (PyObject item in PyConvert.Iterate(items))
-                {
-                    using (item)
-                    using (var name = item[0])
-                    using (var arrays = item[1])
-                    {
-                        slotMap[name.As<string>()] = PyConvert.ToArrayList(arrays);
-                    }
-                }
-                trace.OptimizerState = new OptimizerState(iterations.As<long>(), (float)PyConvert.ToDouble(rate), slotMap);
-            }
-            using (var metrics = record["metrics"]) trace.Metrics = PyConvert.ToFloatDictionary(metrics);
-            using (var names = record["variable_names"]) trace.VariableNames = PyConvert.ToStringList(names);
-            using (var names = record["weight_names"]) trace.WeightNames = PyConvert.ToStringList(names);
-            using (var flat = record["flat"])
-            using (var items = flat.InvokeMethod("items"))
-            {
-                var map = new Dictionary<string, NDArray>();
-                foreach (PyObject item in PyConvert.Iterate(items))
-                {
-                    using (item)
-                    using (var key = item[0])
-                    using (var value = item[1])
-                    {
-                        map[key.As<string>()] = ArrayExchange.FromNumpy(value);
-                    }
-                }
-                trace.Flat = map;
-            }
+            using (var names = record["variable_names"]) trace.VariableNames = new List<string>(names.As<string[]>());
+            using (var names = record["weight_names"]) trace.WeightNames = new List<string>(names.As<string[]>());
             return trace;
         }
 
-        private static IList<NDArray> Arrays(PyObject record, string key)
+        private static IList<NDArray> Stage(Dictionary<string, IList<NDArray>> lists, string stage)
         {
-            using (var arrays = record[key]) return PyConvert.ToArrayList(arrays);
+            return lists.TryGetValue(stage, out IList<NDArray> list) ? list : new List<NDArray>();
         }
 
         private sealed class WeightLayout
         {
-            public WeightLayout(string[] names, int[][] shapes, DType[] dtypes)
+            public WeightLayout(string[] names, int[][] shapes)
             {
                 Names = names;
                 Shapes = shapes;
-                DTypes = dtypes;
             }
 
             public string[] Names { get; }
             public int[][] Shapes { get; }
-            public DType[] DTypes { get; }
         }
     }
 }

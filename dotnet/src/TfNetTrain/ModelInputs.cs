@@ -6,7 +6,7 @@ namespace TfNetTrain
 {
     /// <summary>
     /// The x of a Model call: one array (sent as a numpy array) or one array per model input (sent as a list, the
-    /// way Keras takes multi-input data). Knows the parameter name for errors.
+    /// way Keras takes multi-input data). Null arrays are refused here, before anything crosses to Python.
     /// </summary>
     internal sealed class ModelInputs
     {
@@ -23,9 +23,6 @@ namespace TfNetTrain
 
         public string ParamName { get; }
 
-        /// <summary>How element <paramref name="i"/> is named in messages: "x" for one array, "x[1]" in a list.</summary>
-        public string Label(int i) => IsList ? $"{ParamName}[{i}]" : ParamName;
-
         public static ModelInputs One(NDArray x, string paramName)
         {
             if (x == null) throw new ArgumentNullException(paramName);
@@ -35,8 +32,6 @@ namespace TfNetTrain
         public static ModelInputs Many(IList<NDArray> xs, string paramName)
         {
             if (xs == null) throw new ArgumentNullException(paramName);
-            if (xs.Count == 0)
-                throw new TfNetTrainArgumentException(paramName, "must hold one array per model input; got an empty list");
             var copy = new NDArray[xs.Count];
             for (int i = 0; i < copy.Length; i++)
             {

@@ -105,7 +105,13 @@ namespace TfNetTrain
         public static Dictionary<string, float> ToFloatDictionary(PyObject dict)
         {
             var result = new Dictionary<string, float>();
-            if (dict == null || dict.IsNone()) return result;
+            if (dict != null && !dict.IsNone()) ForEachItem(dict, (key, value) => result[key] = (float)ToDouble(value));
+            return result;
+        }
+
+        /// <summary>Calls <paramref name="body"/> with each (str key, value) of a Python dict, in its order.</summary>
+        public static void ForEachItem(PyObject dict, Action<string, PyObject> body)
+        {
             using (var items = dict.InvokeMethod("items"))
             {
                 foreach (PyObject item in Iterate(items))
@@ -114,15 +120,11 @@ namespace TfNetTrain
                     using (var key = item[0])
                     using (var value = item[1])
                     {
-                        result[key.As<string>()] = (float)ToDouble(value);
+                        body(key.As<string>(), value);
                     }
                 }
             }
-            return result;
         }
-
-        /// <summary>A Python sequence of str → list.</summary>
-        public static List<string> ToStringList(PyObject sequence) => new List<string>(sequence.As<string[]>());
 
         /// <summary>A Python sequence of arrays (or None entries) → NDArrays (null for None).</summary>
         public static List<NDArray> ToArrayList(PyObject sequence)
@@ -137,9 +139,6 @@ namespace TfNetTrain
 
         /// <summary>A Python sequence of ints → int[].</summary>
         public static int[] ToInts(PyObject sequence) => sequence.As<int[]>();
-
-        /// <summary>A Python sequence of int sequences → int[][].</summary>
-        public static int[][] ToShapes(PyObject sequence) => sequence.As<int[][]>();
 
         private static PyTuple Tuple(int count, Func<int, PyObject> item)
         {

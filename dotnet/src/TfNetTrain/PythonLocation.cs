@@ -4,24 +4,25 @@ using System.Diagnostics;
 using System.Globalization;
 using System.IO;
 using System.Text.RegularExpressions;
+using Python.Runtime;
 
 namespace TfNetTrain
 {
     /// <summary>
-    /// The Python a <see cref="PythonRuntime"/> uses: virtual environment, shared library and site-packages, with
-    /// the list of places looked at. <see cref="Find"/> applies, in order: explicit options, environment variables
-    /// (TFNET_TRAIN_VENV; TFNET_TRAIN_PYTHON_DLL then PYTHONNET_PYDLL), the .venv found by walking up from the
-    /// assembly and the current directory (then VIRTUAL_ENV), and for the library the venv's pyvenv.cfg `home`,
-    /// then the venv interpreter's sysconfig LIBDIR/LDLIBRARY.
+    /// The Python a <see cref="PythonRuntime"/> uses: virtual environment and shared library, with the list of places
+    /// looked at. <see cref="Find"/> applies, in order: explicit options, environment variables (TFNET_TRAIN_VENV;
+    /// TFNET_TRAIN_PYTHON_DLL, then pythonnet's own choice, <c>Runtime.PythonDLL</c>, from PYTHONNET_PYDLL,
+    /// PYTHONNET_VENV or VIRTUAL_ENV), the .venv found by walking up from the assembly and the current directory
+    /// (then VIRTUAL_ENV), and for the library the venv's pyvenv.cfg `home`, then the venv interpreter's sysconfig
+    /// LIBDIR/LDLIBRARY (Debian's multiarch libpython, which pythonnet does not look for). Starting with the venv's
+    /// interpreter as program name makes the venv sys.prefix, so CPython's own site module adds its site-packages.
     /// </summary>
     public sealed class PythonLocation
     {
-        private PythonLocation(string venv, string dll, string sitePackages, string programName, string version,
-                               IList<string> searched)
+        private PythonLocation(string venv, string dll, string programName, string version, IList<string> searched)
         {
             VenvPath = venv;
             PythonDll = dll;
-            SitePackages = sitePackages;
             ProgramName = programName;
             PythonVersion = version;
             Searched = searched;
@@ -33,8 +34,9 @@ namespace TfNetTrain
         /// <summary>The Python shared library that is loaded.</summary>
         public string PythonDll { get; }
 
-        /// <summary>The venv's site-packages directory, or null.</summary>
-        public string SitePackages { get; }
+        /// <summary>The venv's site-packages directory (on sys.path through CPython's site module), or null.</summary>
+        public string SitePackages => VenvPath == null || PythonVersion == null
+            ? null : Path.Combine(VenvPath, "lib", "python" + PythonVersion, "site-packages");
 
         /// <summary>The venv's interpreter path, used as the embedded program name (so sys.prefix is the venv).</summary>
         public string ProgramName { get; }
@@ -65,15 +67,8 @@ namespace TfNetTrain
                     $"with Python {venvVersion}. Point PythonDll (or TFNET_TRAIN_PYTHON_DLL) at libpython{venvVersion}, " +
                     "or choose a matching venv.", searched);
             }
-            string version = venvVersion ?? dllVersion;
-            string sitePackages = null, program = null;
-            if (venv != null)
-            {
-                program = VenvInterpreter(venv);
-                sitePackages = FindSitePackages(venv, version);
-                searched.Add("site-packages: " + (sitePackages ?? "none under " + Path.Combine(venv, "lib")));
-            }
-            return new PythonLocation(venv, dll, sitePackages, program, version, searched.AsReadOnly());
+            string program = venv == null ? null : VenvInterpreter(venv);
+            return new PythonLocation(venv, dll, program, venvVersion ?? dllVersion, searched.AsReadOnly());
         }
 
         private static string FindVenv(PythonRuntimeOptions options, List<string> searched)
@@ -89,34 +84,29 @@ namespace TfNetTrain
             {
                 for (var dir = new DirectoryInfo(start); dir != null; dir = dir.Parent)
                 {
-                    foreach (string candidate in new[] { Path.Combine(dir.FullName, ".venv"), dir.FullName })
-                    {
-                        bool found = File.Exists(Path.Combine(candidate, "pyvenv.cfg"));
-                        if (found || candidate != dir.FullName)
-                            searched.Add($"venv (walk up from {start}): {candidate}/pyvenv.cfg -> {(found ? "found" : "absent")}");
-                        if (found) return candidate;
-                    }
+                    string venv = Path.Combine(dir.FullName, ".venv");
+                    if (Look(searched, $"venv (walk up from {start})", venv + "/pyvenv.cfg")) return venv;
+                    if (File.Exists(Path.Combine(dir.FullName, "pyvenv.cfg"))) return dir.FullName; // started inside a venv
                 }
             }
-            if (options.UseEnvironment)
-            {
-                string active = Environment.GetEnvironmentVariable("VIRTUAL_ENV");
-                if (!string.IsNullOrEmpty(active))
-                {
-                    bool found = File.Exists(Path.Combine(active, "pyvenv.cfg"));
-                    searched.Add($"venv (VIRTUAL_ENV): {active}/pyvenv.cfg -> {(found ? "found" : "absent")}");
-                    if (found) return Path.GetFullPath(active);
-                }
-            }
+            string active = options.UseEnvironment ? Environment.GetEnvironmentVariable("VIRTUAL_ENV") : null;
+            if (!string.IsNullOrEmpty(active) && Look(searched, "venv (VIRTUAL_ENV)", Path.GetFullPath(active) + "/pyvenv.cfg"))
+                return Path.GetFullPath(active);
             return null;
+        }
+
+        /// <summary>Whether <paramref name="file"/> exists, noted in <paramref name="searched"/> as "what: file -> found".</summary>
+        private static bool Look(List<string> searched, string what, string file)
+        {
+            bool found = File.Exists(file);
+            searched.Add($"{what}: {file} -> {(found ? "found" : "absent")}");
+            return found;
         }
 
         private static string RequireVenv(string path, string setting, List<string> searched)
         {
             string full = Path.GetFullPath(path);
-            bool found = File.Exists(Path.Combine(full, "pyvenv.cfg"));
-            searched.Add($"venv ({setting}): {full}/pyvenv.cfg -> {(found ? "found" : "absent")}");
-            if (!found)
+            if (!Look(searched, $"venv ({setting})", full + "/pyvenv.cfg"))
             {
                 throw new TfNetTrainStartupException(
                     $"{setting} is '{path}', which is not a virtual environment (no pyvenv.cfg in {full}).", searched);
@@ -152,11 +142,11 @@ namespace TfNetTrain
                 return RequireFile(options.PythonDll, "PythonRuntimeOptions.PythonDll", searched);
             if (options.UseEnvironment)
             {
-                foreach (string variable in new[] { "TFNET_TRAIN_PYTHON_DLL", "PYTHONNET_PYDLL" })
-                {
-                    string value = Environment.GetEnvironmentVariable(variable);
-                    if (!string.IsNullOrEmpty(value)) return RequireFile(value, variable, searched);
-                }
+                string value = Environment.GetEnvironmentVariable("TFNET_TRAIN_PYTHON_DLL");
+                if (!string.IsNullOrEmpty(value)) return RequireFile(value, "TFNET_TRAIN_PYTHON_DLL", searched);
+                value = Runtime.PythonDLL; // PYTHONNET_PYDLL, or the libpython of PYTHONNET_VENV / VIRTUAL_ENV
+                if (!string.IsNullOrEmpty(value))
+                    return RequireFile(value, "PYTHONNET_PYDLL (pythonnet's Runtime.PythonDLL)", searched);
             }
             if (cfg != null)
             {
@@ -164,11 +154,7 @@ namespace TfNetTrain
                 if (home != null)
                 {
                     foreach (string candidate in LibraryCandidates(home, version))
-                    {
-                        bool found = File.Exists(candidate);
-                        searched.Add($"libpython (pyvenv.cfg home = {home}): {candidate} -> {(found ? "found" : "absent")}");
-                        if (found) return candidate;
-                    }
+                        if (Look(searched, $"libpython (pyvenv.cfg home = {home})", candidate)) return candidate;
                 }
                 string fromSysconfig = AskInterpreter(VenvInterpreter(venv), searched);
                 if (fromSysconfig != null) return fromSysconfig;
@@ -185,9 +171,7 @@ namespace TfNetTrain
         private static string RequireFile(string path, string setting, List<string> searched)
         {
             string full = Path.GetFullPath(path);
-            bool found = File.Exists(full);
-            searched.Add($"libpython ({setting}): {full} -> {(found ? "found" : "absent")}");
-            if (!found)
+            if (!Look(searched, $"libpython ({setting})", full))
                 throw new TfNetTrainStartupException($"{setting} is '{path}', but no file exists at {full}.", searched);
             return full;
         }
@@ -233,9 +217,8 @@ namespace TfNetTrain
                     process.WaitForExit(10000);
                     foreach (string line in output.Split(new[] { '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
                     {
-                        bool found = File.Exists(line) && !line.EndsWith(".a", StringComparison.Ordinal);
-                        searched.Add($"libpython (sysconfig of {interpreter}): {line} -> {(found ? "found" : "absent")}");
-                        if (found) return line;
+                        if (!line.EndsWith(".a", StringComparison.Ordinal) && Look(searched, $"libpython (sysconfig of {interpreter})", line))
+                            return line;
                     }
                 }
             }
@@ -255,26 +238,6 @@ namespace TfNetTrain
             }
             string windows = Path.Combine(venv, "Scripts", "python.exe");
             return File.Exists(windows) ? windows : Path.Combine(venv, "bin", "python");
-        }
-
-        private static string FindSitePackages(string venv, string version)
-        {
-            if (version != null)
-            {
-                string exact = Path.Combine(venv, "lib", "python" + version, "site-packages");
-                if (Directory.Exists(exact)) return exact;
-            }
-            string lib = Path.Combine(venv, "lib");
-            if (Directory.Exists(lib))
-            {
-                foreach (string dir in Directory.GetDirectories(lib, "python3*"))
-                {
-                    string candidate = Path.Combine(dir, "site-packages");
-                    if (Directory.Exists(candidate)) return candidate;
-                }
-            }
-            string windows = Path.Combine(venv, "Lib", "site-packages");
-            return Directory.Exists(windows) ? windows : null;
         }
 
         internal static Dictionary<string, string> ReadPyvenvCfg(string path)

@@ -178,21 +178,17 @@ namespace TfNetTrain
         {
             using (var scope = Py.CreateScope())
             {
-                using (var sitePackages = PyConvert.ToPython(Location.SitePackages))
                 using (var extra = PyConvert.ToPython(new List<string>(_options.ExtraPythonPaths ?? new string[0])))
                 using (var again = PyConvert.ToPython(restart))
                 {
-                    scope.Set("site_packages", sitePackages);
                     scope.Set("extra", extra);
                     scope.Set("restart", again);
                 }
                 scope.Exec(
-                    "import gc, site, sys\n" +
+                    "import gc, sys\n" +
                     "if restart:\n" +
                     "    gc.unfreeze()\n" +
                     "    gc.enable()\n" +
-                    "if site_packages and site_packages not in sys.path:\n" +
-                    "    site.addsitedir(site_packages)\n" +
                     "for p in reversed(list(extra)):\n" +
                     "    if p not in sys.path:\n" +
                     "        sys.path.insert(0, p)\n");

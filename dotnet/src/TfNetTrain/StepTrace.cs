@@ -6,7 +6,8 @@ namespace TfNetTrain
     /// Every stage of one training step, in the order the step computes them (the C# view of
     /// tfnet_train.engine.trace.StepTrace). Gradient lists have one entry per trainable variable
     /// (<see cref="VariableNames"/>); <see cref="Weights"/> follows get_weights() order (<see cref="WeightNames"/>).
-    /// <see cref="Flat"/> is StepTrace.flat(): "stage/key" → array, the form conformance reports compare.
+    /// <see cref="Flat"/> is StepTrace.flat(): "stage/key" → array, the form conformance reports compare; the typed
+    /// stages hold the same array objects (each array crosses the bridge once).
     /// </summary>
     public sealed class StepTrace
     {

@@ -45,8 +45,10 @@ namespace TfNetTrain.Tests
             Assert.AreEqual("3.11", location.PythonVersion);
             Assert.IsTrue(Directory.Exists(location.SitePackages));
             Assert.IsTrue(location.Searched.Any(s => s.Contains("found")));
-            var prefix = PyScript.Run("import sys\nput('venv', np.asarray(sys.prefix == venv))\n", "venv", location.VenvPath);
+            var prefix = PyScript.Run("import sys\nput('venv', np.asarray(sys.prefix == venv))\nput('site', np.asarray(site in sys.path))\n",
+                                      "venv", location.VenvPath, "site", location.SitePackages);
             Assert.AreEqual(1, prefix["venv"].GetDouble(0), "sys.prefix is the venv");
+            Assert.AreEqual(1, prefix["site"].GetDouble(0), "CPython's site module put the venv's site-packages on sys.path");
         }
 
         [Test]
@@ -62,7 +64,7 @@ namespace TfNetTrain.Tests
             string real = PythonSetup.Runtime.Location.PythonDll;
             var location = PythonLocation.Find(new PythonRuntimeOptions { PythonDll = real, UseEnvironment = false });
             Assert.AreEqual(real, location.PythonDll);
-            StringAssert.Contains("PythonRuntimeOptions.PythonDll", location.Searched[location.Searched.Count - 2]);
+            StringAssert.StartsWith("libpython (PythonRuntimeOptions.PythonDll)", location.Searched.Last());
         }
 
         [Test]

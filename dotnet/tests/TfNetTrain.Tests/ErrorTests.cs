@@ -54,22 +54,30 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
-        public void ShapeMismatchesAreCaughtInCSharp()
+        public void ShapeMismatchesComeFromPythonNamingTheArgument()
         {
             var rows = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(_x, Data.Labels(3, 5, 3)));
-            Assert.AreEqual("y", rows.ParamName);
-            StringAssert.Contains("5 samples", rows.Message);
-            Assert.IsNull(rows.PythonType, "found before calling Python");
+            Assert.AreEqual("ValueError", rows.PythonType, "the engine owns the check");
+            Assert.AreEqual("x and y must have the same number of samples, got x: 6, y: 5", rows.PythonMessage);
+            StringAssert.Contains("_check_same_samples", rows.PythonTraceback);
 
             var features = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(Data.Uniform(4, 6, 5), _y));
-            Assert.AreEqual("x", features.ParamName);
-            StringAssert.Contains("(6, 5)", features.Message);
-            StringAssert.Contains("(None, 4)", features.Message);
+            Assert.AreEqual("x has shape (6, 5); the model expects shape (None, 4)", features.PythonMessage);
 
             var weights = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(_x, _y, Data.Uniform(5, 4)));
-            Assert.AreEqual("sampleWeight", weights.ParamName);
+            StringAssert.Contains("x and sample_weight must have the same number of samples, got x: 6, sample_weight: 4", weights.PythonMessage);
 
-            Assert.AreEqual("batchSize", Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, _y, batchSize: 0)).ParamName);
+            var scalar = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainStepTraced(NDArray.Scalar(1f), _y));
+            StringAssert.Contains("x must have a batch dimension, got a scalar", scalar.PythonMessage);
+
+            var batch = Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, _y, batchSize: 0));
+            StringAssert.Contains("batch_size must be an integer >= 1, got 0", batch.PythonMessage);
+            var epochs = Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, _y, epochs: -1));
+            StringAssert.Contains("epochs must be an integer >= 0, got -1", epochs.PythonMessage);
+            var steps = Assert.Throws<TfNetTrainArgumentException>(() => _model.Compile("sgd", "mse", stepsPerExecution: 0));
+            StringAssert.Contains("steps_per_execution must be an integer >= 1, got 0", steps.PythonMessage);
+            Assert.AreEqual(0L, _model.TrainCounter, "no step ran");
+            ModelParityTests.CompileSgd(_model);
             AssertStillUsable();
         }
 
@@ -78,14 +86,16 @@ namespace TfNetTrain.Tests
         {
             var good = _model.GetWeights();
             var tooFew = new[] { good[0] };
-            StringAssert.Contains("4 weights", Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(tooFew)).Message);
+            StringAssert.Contains("the model has 4 weights; got 1 arrays",
+                                  Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(tooFew)).PythonMessage);
             var badShape = new[] { Data.Uniform(1, 4, 7), good[1], good[2], good[3] };
             var shapeError = Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(badShape));
-            Assert.AreEqual("weights", shapeError.ParamName);
-            StringAssert.Contains("weights[0]", shapeError.Message);
-            StringAssert.Contains("(4, 8)", shapeError.Message);
+            Assert.AreEqual("ValueError", shapeError.PythonType);
+            StringAssert.StartsWith("weights[0] (", shapeError.PythonMessage);
+            StringAssert.EndsWith("must be float32 (4, 8); got float32 (4, 7)", shapeError.PythonMessage);
             var badDType = new[] { good[0], NDArray.Zeros(DType.Float64, 8), good[2], good[3] };
-            StringAssert.Contains("float64", Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(badDType)).Message);
+            StringAssert.EndsWith("must be float32 (8,); got float64 (8,)",
+                                  Assert.Throws<TfNetTrainArgumentException>(() => _model.SetWeights(badDType)).PythonMessage);
             var after = _model.GetWeights();
             for (int i = 0; i < good.Count; i++) Data.AssertBitwise(good[i], after[i], "weights unchanged after rejected SetWeights");
             AssertStillUsable();

@@ -304,8 +304,8 @@ namespace TfNetTrain.Tests
                 foreach (int size in new[] { 0, -3 })
                 {
                     var e = Assert.Throws<TfNetTrainArgumentException>(() => model.Fit(x, y, batchSize: size, verbose: 0));
-                    Assert.AreEqual("batchSize", e.ParamName);
-                    StringAssert.Contains("batch_size must be >= 1; got " + size, e.Message);
+                    Assert.AreEqual("ValueError", e.PythonType);
+                    StringAssert.Contains("batch_size must be an integer >= 1, got " + size, e.PythonMessage);
                 }
                 Assert.AreEqual(1, model.TrainCounter);
                 AssertSameState(before, State(model), "after a refused fit");
@@ -323,8 +323,7 @@ namespace TfNetTrain.Tests
                 var before = State(model);
                 var e = Assert.Throws<TfNetTrainArgumentException>(() => model.Fit(
                     x, y, batchSize: 4, epochs: 2, verbose: 0, validationX: Data.Uniform(752, 6, 5), validationY: Data.Labels(753, 6, 3)));
-                Assert.AreEqual("validationX", e.ParamName);
-                StringAssert.Contains("5", e.Message);
+                Assert.AreEqual("validation_data: x has shape (6, 5); the model expects shape (None, 4)", e.PythonMessage);
                 Assert.AreEqual(1, model.TrainCounter, "no step ran");
                 AssertSameState(before, State(model), "after a refused fit");
             }

@@ -9,7 +9,7 @@ from typing import Any
 import keras
 import numpy as np
 
-from tfnet_train.bridge.arrays import exchange_array, exchange_list
+from tfnet_train.bridge.arrays import exchange_array, exchange_dtype, exchange_list
 from tfnet_train.bridge.specs import build_layers, build_loss, build_optimizer
 from tfnet_train.engine import Model, Sequential
 
@@ -94,32 +94,15 @@ def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any = None, reset_
 
 
 def train_step_traced(model: Any, x: Any, y: Any, sample_weight: Any = None) -> dict[str, Any]:
-    """One training step with every stage's value, as plain data (plus StepTrace.flat() under "flat")."""
+    """One training step with every stage's value: each array crosses once, in StepTrace.flat() form under "flat"
+    ("inputs/x/0", "gradients/1", "optimizer_state/momentum/0", "metrics/loss", ...), beside the step and names."""
     trace = _check_model(model).train_step_traced(x, y, sample_weight=sample_weight)
-    state = trace.optimizer_state
     return {
         "step": int(trace.step),
-        "inputs": {kind: _arrays(arrays) for kind, arrays in trace.inputs.items()},
-        "y_pred": _arrays(trace.y_pred),
-        "loss": float(trace.loss),
-        "gradients": _arrays(trace.gradients),
-        "aggregated_gradients": _arrays(trace.aggregated_gradients),
-        "clipped_gradients": _arrays(trace.clipped_gradients),
-        "weights": _arrays(trace.weights),
-        "optimizer_state": {
-            "iterations": int(state.get("iterations", 0)),
-            "learning_rate": float(state.get("learning_rate", float("nan"))),
-            "slots": {name: _arrays(values) for name, values in state.get("slots", {}).items()},
-        },
-        "metrics": {name: float(value) for name, value in trace.metrics.items()},
         "variable_names": [str(n) for n in trace.variable_names],
         "weight_names": [str(n) for n in trace.weight_names],
         "flat": {key: exchange_array(value) for key, value in trace.flat().items()},
     }
-
-
-def _arrays(values: Sequence[Any]) -> list[np.ndarray | None]:
-    return [None if v is None else exchange_array(v) for v in values]
 
 
 def fit(
@@ -174,8 +157,20 @@ def get_weights(model: Any) -> list[np.ndarray]:
 
 
 def set_weights(model: Any, weights: Sequence[Any]) -> None:
-    """`model.set_weights` (Keras order and shapes)."""
-    _check_model(model).set_weights(list(weights))
+    """`model.set_weights` (Keras order); the count, and each array's shape and exchange dtype, must be the
+    model's: checked before any weight changes (Keras itself would cast another dtype silently)."""
+    model = _check_model(model)
+    weights = list(weights)
+    variables = model.weights
+    if len(weights) != len(variables):
+        raise ValueError(f"weights: the model has {len(variables)} weights; got {len(weights)} arrays")
+    for i, (variable, value) in enumerate(zip(variables, weights, strict=True)):
+        value = np.asarray(value)
+        shape, dtype = tuple(int(d) for d in variable.shape), exchange_dtype(str(variable.dtype))
+        if value.shape != shape or value.dtype != dtype:
+            raise ValueError(f"weights[{i}] ({getattr(variable, 'path', variable.name)}) must be {dtype.name} "
+                             f"{shape}; got {value.dtype.name} {value.shape}")
+    model.set_weights(weights)
 
 
 def weight_layout(model: Any) -> dict[str, list[Any]]:
@@ -186,14 +181,6 @@ def weight_layout(model: Any) -> dict[str, list[Any]]:
         "shapes": [[int(d) for d in w.shape] for w in weights],
         "dtypes": [np.dtype(str(w.dtype)).name for w in weights],
     }
-
-
-def input_shapes(model: Any) -> list[list[int]] | None:
-    """Shape of each model input with -1 for unknown dimensions, or None when the model is not built."""
-    inputs = _check_model(model)._model_inputs()
-    if inputs is None:
-        return None
-    return [[-1 if d is None else int(d) for d in tensor.shape] for tensor in inputs]
 
 
 def train_counter(model: Any) -> int:

@@ -81,7 +81,10 @@ class FitMixin:
         validation = _Validation.of(validation_data, profile, validation_step, validation_steps,
                                     validation_batch_size or batch_size)
         if validation is not None:
-            self._check_data(validation.x, validation.y)
+            try:
+                self._check_data(validation.x, validation.y)
+            except ValueError as exc:
+                raise ValueError(f"validation_data: {exc}") from None
         self._build_for(data_handler)
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, verbose=verbose,

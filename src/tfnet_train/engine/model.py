@@ -228,11 +228,21 @@ def _as_engine_file(filepath: Any) -> Iterator[Any]:
 
 
 def _check_same_samples(x: Any, y: Any) -> None:
-    """ValueError naming both counts when in-memory x and y hold different numbers of samples."""
-    def count(value: Any) -> int | None:
-        leaves = [v for v in tf.nest.flatten(value) if isinstance(v, np.ndarray | tf.Tensor) and len(v.shape)]
-        return int(leaves[0].shape[0]) if leaves else None
-
-    n, m = count(x), count(y)
-    if n is not None and m is not None and n != m:
-        raise ValueError(f"x and y must have the same number of samples, got x: {n}, y: {m}")
+    """ValueError naming the array when an in-memory array of x or y is a scalar, or naming both counts when two
+    of them (x[0] and x[1], x and y, ...) hold different numbers of samples."""
+    arrays = []
+    for name, value in (("x", x), ("y", y)):
+        leaves = [v for v in tf.nest.flatten(value) if isinstance(v, np.ndarray | np.generic | tf.Tensor)]
+        arrays += [(f"{name}[{i}]" if len(leaves) > 1 else name, leaf) for i, leaf in enumerate(leaves)]
+    for label, leaf in arrays:
+        if leaf.shape.rank == 0 if isinstance(leaf, tf.Tensor) else leaf.ndim == 0:
+            raise ValueError(f"{label} must have a batch dimension, got a scalar")
+    if len(arrays) < 2:
+        return
+    first, leaf = arrays[0]
+    n = leaf.shape[0]
+    for label, other in arrays[1:]:
+        m = other.shape[0]
+        if n is not None and m is not None and int(m) != int(n):
+            raise ValueError(
+                f"{first} and {label} must have the same number of samples, got {first}: {n}, {label}: {m}")
