@@ -89,3 +89,12 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
         "history": {name: [float(v) for v in values] for name, values in history.history.items()},
         "epoch": [int(e) for e in history.epoch],
     }
+
+
+def predict_dataset(model: Any, dataset: Any, steps: int | None = None) -> list[tf.Tensor]:
+    """`model.predict(dataset)`, silent: one eager tensor per model output (a single output is a one-item list)."""
+    from tfnet_train.bridge.models import _check_model
+
+    check_element(dataset, (1, 2, 3), "dataset")
+    out = _check_model(model).predict(dataset, verbose=0, steps=steps)
+    return [tf.convert_to_tensor(o) for o in (out if isinstance(out, list | tuple) else [out])]

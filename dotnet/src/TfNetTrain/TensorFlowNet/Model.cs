@@ -93,25 +93,30 @@ namespace TfNetTrain.TensorFlowNet
             });
         }
 
-        /// <summary>The model's output for every sample (one output).</summary>
-        public Tensor predict(NDArray x, int batch_size = -1, int verbose = 0)
+        /// <summary>
+        /// The model's outputs for every sample, one tensor per model output (TF.NET's <c>Tensors</c>); a
+        /// single-output model's result converts to <see cref="Tensor"/> implicitly.
+        /// </summary>
+        public Tensors predict(NDArray x, int batch_size = -1, int verbose = 0)
         {
-            return Binding.tf.constant(Model.Predict(x, batch_size > 0 ? (int?)batch_size : null));
+            IList<NDArray> outputs = Model.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
+            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
         }
 
-        /// <summary>The model's output for every element of a dataset (x or (x, y) batches).</summary>
-        public Tensor predict(IDatasetV2 dataset, int verbose = 0)
+        /// <summary>The model's outputs for every element of a dataset (x, (x, y) or (x, y, sample_weight) batches), one tensor per output.</summary>
+        public Tensors predict(IDatasetV2 dataset, int verbose = 0, int steps = -1)
         {
             CheckDataset(dataset, nameof(dataset), 1, 2, 3);
-            NDArray result = Model.Runtime.Run(() =>
+            TfNetTrain.Model model = Model;
+            return model.Runtime.Run(() =>
             {
-                using (var outputs = Model.Runtime.Facade["predict"].Invoke(Model.PythonObject, dataset.PythonObject))
-                using (var first = outputs[0])
+                using (var outputs = Face.Invoke(model.Runtime.Facade, "datasets", "predict_dataset",
+                           new object[] { new PyObjectBox(model.PythonObject), new PyObjectBox(dataset.PythonObject) },
+                           new Dictionary<string, object> { { "steps", steps > 0 ? (object)steps : null } }))
                 {
-                    return ArrayExchange.FromNumpy(first);
+                    return new Tensors(Tensor.WrapList(model.Runtime, outputs));
                 }
             });
-            return Binding.tf.constant(result);
         }
 
         /// <summary>Prints the Keras summary (also returned).</summary>
