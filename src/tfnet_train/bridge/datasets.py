@@ -76,15 +76,20 @@ def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tupl
 
 
 def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, initial_epoch: int = 0,
-                steps_per_epoch: int | None = None, validation_data: Any = None) -> dict[str, Any]:
-    """`model.fit(dataset, ...)`; returns {"history": {name: [float per epoch]}, "epoch": [int]} as the bridge's fit."""
+                steps_per_epoch: int | None = None, validation_data: Any = None,
+                callbacks: Sequence[Any] | None = None) -> dict[str, Any]:
+    """`model.fit(dataset, ...)`; returns {"history": {name: [float per epoch]}, "epoch": [int]} as the bridge's fit.
+
+    `callbacks` are those of the array path (host callbacks for C# objects, Keras callbacks built from specs).
+    """
     from tfnet_train.bridge.models import _check_model
 
     check_element(dataset, (2, 3), "dataset")
     if validation_data is not None:
         check_element(validation_data, (2, 3), "validation_data")
     history = _check_model(model).fit(dataset, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch,
-                                      shuffle=False, steps_per_epoch=steps_per_epoch, validation_data=validation_data)
+                                      shuffle=False, steps_per_epoch=steps_per_epoch, validation_data=validation_data,
+                                      callbacks=None if callbacks is None else list(callbacks))
     return {
         "history": {name: [float(v) for v in values] for name, values in history.history.items()},
         "epoch": [int(e) for e in history.epoch],
