@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -103,3 +105,20 @@ def predict_dataset(model: Any, dataset: Any, steps: int | None = None) -> list[
     check_element(dataset, (1, 2, 3), "dataset")
     out = _check_model(model).predict(dataset, verbose=0, steps=steps)
     return [tf.convert_to_tensor(o) for o in (out if isinstance(out, list | tuple) else [out])]
+
+
+def image_dataset_from_directory(directory: str, image_size: Sequence[int] | None = None,
+                                 **kwargs: Any) -> dict[str, Any]:
+    """`keras.utils.image_dataset_from_directory` (silent) with its class names: {"dataset", "class_names"}.
+
+    `image_size` may be any (height, width) sequence (Keras's default 256x256 when None); a missing folder is a
+    FileNotFoundError naming it; a split into both subsets at once (``subset="both"``) is not offered.
+    """
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"directory must be an existing folder of class sub-folders; got {directory!r}")
+    if kwargs.get("subset") == "both":
+        raise ValueError('subset must be "training", "validation" or None; got "both"')
+    if image_size is not None:
+        kwargs["image_size"] = tuple(int(d) for d in image_size)
+    dataset = keras.utils.image_dataset_from_directory(directory, verbose=False, **_check_kwargs("dataset", kwargs))
+    return {"dataset": dataset, "class_names": [str(n) for n in dataset.class_names]}

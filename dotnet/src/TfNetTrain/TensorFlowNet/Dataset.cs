@@ -123,14 +123,21 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>The Python tf.data.Dataset (GIL held only).</summary>
         PyObject PythonObject { get; }
+
+        /// <summary>Class names in label order (image_dataset_from_directory; kept by shuffle, batch, ...), else null.</summary>
+        string[] class_names { get; set; }
     }
 
     /// <summary>A tf.data.Dataset held from C#.</summary>
     public sealed class DatasetV2 : PythonHandle, IDatasetV2
     {
-        internal DatasetV2(PythonRuntime runtime, PyObject dataset) : base(runtime, dataset)
+        internal DatasetV2(PythonRuntime runtime, PyObject dataset, string[] classNames = null) : base(runtime, dataset)
         {
+            class_names = classNames;
         }
+
+        /// <summary>Class names in label order (image_dataset_from_directory; kept by shuffle, batch, ...), else null.</summary>
+        public string[] class_names { get; set; }
 
         public IDatasetV2 shuffle(int buffer_size, int? seed = null, bool reshuffle_each_iteration = true)
         {
@@ -160,7 +167,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             var kwargs = new List<KeyValuePair<string, object>>();
             for (int i = 0; i + 1 < namesAndValues.Length; i += 2) kwargs.Add(new KeyValuePair<string, object>((string)namesAndValues[i], namesAndValues[i + 1]));
-            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) })));
+            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) }), class_names));
         }
 
         /// <summary>"DatasetV2".</summary>
