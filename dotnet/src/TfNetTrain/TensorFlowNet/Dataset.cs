@@ -37,18 +37,36 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>
         /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to Keras
-        /// through a Python generator. The batches are enumerated once, when the dataset is made, and held in Python
-        /// (every pass yields them again). The first batch fixes dtypes and per-batch shapes (the batch dimension
-        /// may vary); a later batch that differs is a TfNetTrainArgumentException here, before any model sees it.
+        /// through a Python generator. By default they are <b>streamed</b>: each pass over the dataset (an epoch,
+        /// an evaluate, a predict) calls <c>GetEnumerator()</c> again and pulls one batch at a time, when a step
+        /// needs it; nothing is held (add <c>.prefetch(n)</c> to read ahead). The first batch, read once here, fixes
+        /// dtypes and per-batch shapes (the batch dimension may vary); a later batch that differs stops the call
+        /// that reads it with a TfNetTrainArgumentException. The enumerator runs on a TensorFlow thread while the
+        /// call waits: it must produce plain NDArrays and not call TfNetTrain (refused with
+        /// InvalidOperationException). With <paramref name="materialize"/> the batches are enumerated once, here,
+        /// checked all before any model sees them, and held in Python.
         /// </summary>
-        public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches)
+        public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches, bool materialize = false)
         {
             if (batches == null) throw new ArgumentNullException(nameof(batches));
-            NDArray[] first = batches.FirstOrDefault();
-            if (first == null || first.Length == 0 || first.Any(a => a == null))
-                throw new TfNetTrainArgumentException(nameof(batches), "must yield at least one batch of non-null arrays");
+            NDArray[] first;
+            using (var e = batches.GetEnumerator()) first = e.MoveNext() ? e.Current : null;
+            if (first == null || first.Length == 0 || first.Length > 3 || first.Any(a => a == null))
+                throw new TfNetTrainArgumentException(nameof(batches), "must yield at least one batch of 1 to 3 non-null arrays (x, y, sample_weight)");
+            HostBatchStream.Check(first, first, 0, nameof(batches));
             PythonRuntime runtime = Face.Runtime;
             var signature = first.Select(a => new object[] { Enumerable.Repeat(-1, 1).Concat(a.Shape.Skip(1)).ToArray(), a.DType.NumpyName() }).ToList();
+            if (!materialize)
+            {
+                return Face.Run(runtime, f =>
+                {
+                    using (var pySignature = Face.ToPython(signature))
+                    using (var stream = HostBatchStream.Start(f, batches, first, pySignature))
+                    {
+                        return (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_host_stream", new object[] { new PyObjectBox(stream) }));
+                    }
+                });
+            }
             return Face.Run(runtime, f =>
             {
                 using (var list = new PyList())
@@ -56,16 +74,7 @@ namespace TfNetTrain.TensorFlowNet
                     int index = 0;
                     foreach (NDArray[] batch in batches)
                     {
-                        if (batch == null || batch.Length != first.Length || batch.Any(a => a == null))
-                            throw new TfNetTrainArgumentException(nameof(batches), $"batch {index} must hold {first.Length} non-null arrays");
-                        for (int part = 0; part < batch.Length; part++)
-                        {
-                            NDArray a = batch[part], f0 = first[part];
-                            if (a.DType != f0.DType || a.Rank != f0.Rank || !a.Shape.Skip(1).SequenceEqual(f0.Shape.Skip(1)))
-                                throw new TfNetTrainArgumentException(nameof(batches),
-                                    $"batch {index} part {part} is {a.DType.NumpyName()} {NDArray.FormatShape(a.ShapeNoCopy)}; the first batch fixed " +
-                                    $"{f0.DType.NumpyName()} (n{string.Concat(f0.Shape.Skip(1).Select(d => ", " + d))})");
-                        }
+                        HostBatchStream.Check(batch, first, index, nameof(batches));
                         var arrays = batch.Select(ArrayExchange.ToNumpy).ToArray();
                         try
                         {
