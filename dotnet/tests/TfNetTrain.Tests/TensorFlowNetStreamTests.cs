@@ -81,7 +81,7 @@ namespace TfNetTrain.Tests
         {
             NDArray x = Data.Uniform(51, 120, 4), y = Data.Labels(52, 120, 3);
             var batches = new Batches(x, y, 4);
-            var dataset = tf.data.Dataset.from_generator(batches);
+            var dataset = tf.data.Dataset.from_generator(batches, materialize: false);
             Assert.AreEqual(1, batches.Enumerations, "the first batch is read once, for the signature");
             batches.ProducerThreads.Clear();
             List<NDArray> w0;
@@ -92,13 +92,13 @@ namespace TfNetTrain.Tests
                 History streamed = model.fit(dataset, epochs: 2, verbose: 0, callbacks: new List<ICallback> { seen });
                 Assert.AreEqual(3, batches.Enumerations, "one enumeration per epoch");
                 Assert.AreEqual(60, seen.Seen.Count);
-                // The hand-over queue holds one batch and tf.data reads a few ahead (here 3 to 4): a bounded window, not the stream.
+                // One batch per request, two read ahead by the dataset and a few by tf.data: a bounded window, not the stream.
                 foreach (var pair in seen.Seen)
                     Assert.LessOrEqual(pair.Item2, pair.Item1 + 6, $"at the end of batch {pair.Item1}, {pair.Item2} of 30 batches were made: not read lazily");
                 Assert.IsFalse(batches.ProducerThreads.Contains(Thread.CurrentThread.ManagedThreadId), "the enumerator runs on the producer thread");
 
                 model.evaluate(dataset, verbose: 0);
-                Tensors predicted = model.predict(tf.data.Dataset.from_generator(new Batches(x, null, 4)));
+                Tensors predicted = model.predict(tf.data.Dataset.from_generator(new Batches(x, null, 4), materialize: false));
                 Assert.AreEqual(4, batches.Enumerations, "evaluate is one more pass");
                 using (var arrays = Compiled(w0))
                 {
@@ -126,17 +126,17 @@ namespace TfNetTrain.Tests
                 };
 
                 var bad = new Batches(x, y, 4) { BadAt = 3 };
-                var error = Assert.Throws<TfNetTrainArgumentException>(() => model.fit(tf.data.Dataset.from_generator(bad), epochs: 1, verbose: 0));
+                var error = Assert.Throws<TfNetTrainArgumentException>(() => model.fit(tf.data.Dataset.from_generator(bad, materialize: false), epochs: 1, verbose: 0));
                 StringAssert.Contains("batch 3 part 0 is float32 (4, 5); the first batch fixed float32 (n, 4)", error.Message);
                 unchanged();
-                Assert.Throws<TfNetTrainArgumentException>(() => model.evaluate(tf.data.Dataset.from_generator(new Batches(x, y, 4) { BadAt = 1 }), verbose: 0));
+                Assert.Throws<TfNetTrainArgumentException>(() => model.evaluate(tf.data.Dataset.from_generator(new Batches(x, y, 4) { BadAt = 1 }, materialize: false), verbose: 0));
 
-                var failing = Assert.Throws<TfNetTrainException>(() => model.fit(tf.data.Dataset.from_generator(new Batches(x, y, 4) { ThrowAt = 2 }), verbose: 0));
+                var failing = Assert.Throws<TfNetTrainException>(() => model.fit(tf.data.Dataset.from_generator(new Batches(x, y, 4) { ThrowAt = 2 }, materialize: false), verbose: 0));
                 StringAssert.Contains("IOException: the database went away", failing.Message);
                 unchanged();
 
                 var calling = new Batches(x, y, 4);
-                var dataset = tf.data.Dataset.from_generator(calling);
+                var dataset = tf.data.Dataset.from_generator(calling, materialize: false);
                 calling.CallFromEnumerator = () => model.Model.TrainCounter.ToString();
                 var refused = Assert.Throws<TfNetTrainException>(() => model.fit(dataset, verbose: 0));
                 StringAssert.Contains("must not call TfNetTrain", refused.Message);
@@ -147,7 +147,7 @@ namespace TfNetTrain.Tests
                 unchanged();
                 Assert.Throws<TfNetTrainArgumentException>(() => tf.data.Dataset.from_generator(new[] { new[] { x, Data.Labels(56, 23, 3) } }), "rows of x and y differ");
 
-                History resumed = model.fit(tf.data.Dataset.from_generator(new Batches(x, y, 4)), verbose: 0);
+                History resumed = model.fit(tf.data.Dataset.from_generator(new Batches(x, y, 4), materialize: false), verbose: 0);
                 Assert.AreEqual(1, resumed["loss"].Count, "the model trains on after every refusal");
             }
         }

@@ -90,6 +90,9 @@ def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tupl
     return tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
 
 
+#: Batches read ahead of the step that needs them, so C# makes the next batch while a step runs.
+STREAM_READ_AHEAD = 2
+
 #: Element types of streamed batches, by the code the C# side writes (TfNetTrain.DType's order).
 STREAM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
 
@@ -189,9 +192,10 @@ def host_stream(signature: Sequence[tuple[Sequence[int], str]]) -> HostStream:
 
 
 def from_host_stream(stream: HostStream) -> tf.data.Dataset:
-    """A generator dataset over `stream`: one batch at a time, a new C# enumeration per pass, nothing held."""
+    """A generator dataset over `stream`: a new C# enumeration per pass, read `STREAM_READ_AHEAD` batches ahead."""
     specs = stream.specs
-    return tf.data.Dataset.from_generator(stream.generate, output_signature=specs if len(specs) > 1 else specs[0])
+    dataset = tf.data.Dataset.from_generator(stream.generate, output_signature=specs if len(specs) > 1 else specs[0])
+    return dataset.prefetch(STREAM_READ_AHEAD)
 
 
 @contextlib.contextmanager

@@ -37,16 +37,17 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>
         /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to Keras
-        /// through a Python generator. By default they are <b>streamed</b>: each pass over the dataset (an epoch,
-        /// an evaluate, a predict) calls <c>GetEnumerator()</c> again and pulls one batch at a time, when a step
-        /// needs it; nothing is held (add <c>.prefetch(n)</c> to read ahead). The first batch, read once here, fixes
-        /// dtypes and per-batch shapes (the batch dimension may vary); a later batch that differs stops the call
-        /// that reads it with a TfNetTrainArgumentException. The enumerator runs on a TensorFlow thread while the
-        /// call waits: it must produce plain NDArrays and not call TfNetTrain (refused with
-        /// InvalidOperationException). With <paramref name="materialize"/> the batches are enumerated once, here,
-        /// checked all before any model sees them, and held in Python.
+        /// through a Python generator. Streamed (<paramref name="materialize"/> false): each pass over the dataset
+        /// (an epoch, an evaluate, a predict) calls <c>GetEnumerator()</c> again on a producer thread of the
+        /// library and takes one batch each time tf.data asks for one (two read ahead); nothing is held. The
+        /// enumerator must produce plain NDArrays and not call TfNetTrain (refused with InvalidOperationException).
+        /// Materialised (true): the batches are enumerated once, here, all checked before any model sees them, and
+        /// held in Python. The default (null) streams on .NET (CoreCLR) and materialises on Mono, where streaming
+        /// large batches has been seen to hang in a .NET garbage collection (docs/bridge.md). Either way the first
+        /// batch, read here, fixes dtypes and per-batch shapes (the batch dimension may vary); a later batch that
+        /// differs is a TfNetTrainArgumentException.
         /// </summary>
-        public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches, bool materialize = false)
+        public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches, bool? materialize = null)
         {
             if (batches == null) throw new ArgumentNullException(nameof(batches));
             NDArray[] first;
@@ -56,7 +57,7 @@ namespace TfNetTrain.TensorFlowNet
             HostBatchStream.Check(first, first, 0, nameof(batches));
             PythonRuntime runtime = Face.Runtime;
             var signature = first.Select(a => new object[] { Enumerable.Repeat(-1, 1).Concat(a.Shape.Skip(1)).ToArray(), a.DType.NumpyName() }).ToList();
-            if (!materialize)
+            if (!(materialize ?? IsMono))
             {
                 return Face.Run(runtime, f =>
                 {
@@ -90,6 +91,8 @@ namespace TfNetTrain.TensorFlowNet
                 }
             });
         }
+
+        private static readonly bool IsMono = Type.GetType("Mono.Runtime") != null;
 
         private static IDatasetV2 Slices(NDArray[] arrays)
         {
