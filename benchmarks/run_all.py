@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-QUICK_ARGS = {"bench_engine.py": ["--rounds", "1", "--skip-xor-keras"], "bench_bridge.py": ["--quick"]}
+QUICK_ARGS = {"bench_engine.py": ["--rounds", "1", "--skip-xor-keras"], "bench_bridge.py": ["--quick"],
+              "bench_tfnet_face.py": ["--quick"]}
 
 
 def main() -> int:
