@@ -9,6 +9,7 @@ against the target; it never judges (this machine is shared and noisy: compare r
                      vs the same eager loop in Python                                   target >= 0.8x
   dataset fit        C# model.fit(tf.data from_tensor_slices) vs Python fit, same data  target >= 0.95x
   C# batches         C# from_generator batches vs C# array Fit of the same rows         target >= 0.8x
+                     (held: Mono's default; streamed: Mono with MONO_THREADS_SUSPEND=preemptive, and .NET)
 
 Run: .venv/bin/python benchmarks/bench_tfnet_face.py [--repeats 3] [--steps 60] [--epochs 2] [--quick]   (about 50 s)
 """
@@ -167,6 +168,11 @@ def main() -> None:
     held, arrays = _per_step(stream, "stream_fit"), _per_step(stream, "array_fit")
     _line("C# batches (held)", f"from_generator {held * 1e3:.3f} ms/step, array Fit {arrays * 1e3:.3f} ms/step",
           arrays / held, ">= 0.8x")
+    stream = run_results([*mono, "stream", reps, str(args.epochs)],
+                         env={**ENV, "MONO_THREADS_SUSPEND": "preemptive", "TFNET_BENCH_MATERIALIZE": "false"})
+    streamed, arrays = _per_step(stream, "stream_fit"), _per_step(stream, "array_fit")
+    _line("C# batches (streamed)", f"from_generator {streamed * 1e3:.3f} ms/step, array Fit {arrays * 1e3:.3f} ms/step",
+          arrays / streamed, ">= 0.8x")
     dotnet = _coreclr_command()
     if dotnet is not None:
         command, env = dotnet

@@ -119,7 +119,8 @@ namespace TfNetTrain.FaceBench
             long[] ys = y.ToArray<long>();
             var streamed = Mlp();
             var arrays = Mlp();
-            var dataset = tf.data.Dataset.from_generator(new Replay(() => Batches(xs, ys)));
+            string how = Environment.GetEnvironmentVariable("TFNET_BENCH_MATERIALIZE"); // "true"/"false"; unset: the runtime's default
+            var dataset = tf.data.Dataset.from_generator(new Replay(() => Batches(xs, ys)), string.IsNullOrEmpty(how) ? (bool?)null : bool.Parse(how));
             streamed.fit(dataset, epochs: 1, verbose: 0);
             if (withArrays) arrays.Model.Fit(x, y, batchSize: Batch, epochs: 1, verbose: 0, shuffle: false);
             for (int r = 0; r < repeats; r++)

@@ -42,8 +42,8 @@ namespace TfNetTrain.TensorFlowNet
         /// library and takes one batch each time tf.data asks for one (two read ahead); nothing is held. The
         /// enumerator must produce plain NDArrays and not call TfNetTrain (refused with InvalidOperationException).
         /// Materialised (true): the batches are enumerated once, here, all checked before any model sees them, and
-        /// held in Python. The default (null) streams on .NET (CoreCLR) and materialises on Mono, where streaming
-        /// large batches has been seen to hang in a .NET garbage collection (docs/bridge.md). Either way the first
+        /// held in Python. The default (null) streams, except on Mono without MONO_THREADS_SUSPEND=preemptive, where
+        /// a .NET collection during a pass can deadlock (docs/bridge.md) and the batches are held. Either way the first
         /// batch, read here, fixes dtypes and per-batch shapes (the batch dimension may vary); a later batch that
         /// differs is a TfNetTrainArgumentException.
         /// </summary>
@@ -57,7 +57,7 @@ namespace TfNetTrain.TensorFlowNet
             HostBatchStream.Check(first, first, 0, nameof(batches));
             PythonRuntime runtime = Face.Runtime;
             var signature = first.Select(a => new object[] { Enumerable.Repeat(-1, 1).Concat(a.Shape.Skip(1)).ToArray(), a.DType.NumpyName() }).ToList();
-            if (!(materialize ?? IsMono))
+            if (!(materialize ?? StreamingMayDeadlock))
             {
                 return Face.Run(runtime, f =>
                 {
@@ -92,7 +92,14 @@ namespace TfNetTrain.TensorFlowNet
             });
         }
 
-        private static readonly bool IsMono = Type.GetType("Mono.Runtime") != null;
+        /// <summary>
+        /// Mono in its default (hybrid) or cooperative thread-suspend mode: a .NET collection started by the producer
+        /// thread waits for the Python worker to reach a safepoint, while the worker waits inside Python (a call Mono
+        /// does not count as safe) for that producer's next batch. Preemptive suspend (MONO_THREADS_SUSPEND=preemptive)
+        /// stops the worker wherever it is, and .NET (CoreCLR) treats native calls as safe.
+        /// </summary>
+        private static readonly bool StreamingMayDeadlock = Type.GetType("Mono.Runtime") != null
+            && !string.Equals(Environment.GetEnvironmentVariable("MONO_THREADS_SUSPEND"), "preemptive", StringComparison.OrdinalIgnoreCase);
 
         private static IDatasetV2 Slices(NDArray[] arrays)
         {
