@@ -93,9 +93,9 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>
-        /// Mono in its default (hybrid) or cooperative thread-suspend mode: a .NET collection started by the producer
-        /// thread waits for the Python worker to reach a safepoint, while the worker waits inside Python (a call Mono
-        /// does not count as safe) for that producer's next batch. Preemptive suspend (MONO_THREADS_SUSPEND=preemptive)
+        /// Mono in its default (hybrid) or cooperative thread-suspend mode: streaming large batches hung there, as a
+        /// .NET collection started by the producer thread waits for the Python worker to reach a safepoint while the
+        /// worker waits inside Python (a call Mono evidently does not count as safe) for that producer's next batch. Preemptive suspend (MONO_THREADS_SUSPEND=preemptive)
         /// stops the worker wherever it is, and .NET (CoreCLR) treats native calls as safe.
         /// </summary>
         private static readonly bool StreamingMayDeadlock = Type.GetType("Mono.Runtime") != null
