@@ -23,6 +23,7 @@ from tfnet_train import optimizers  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=25, help="profile rows to print")
+    parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumtime, ...)")
     args = parser.parse_args()
     x = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], "float32")
     y = np.array([0, 1, 1, 0], "float32")
@@ -39,7 +40,7 @@ def main() -> None:
     profile.enable()
     model.fit(x, y, epochs=300, verbose=0)
     profile.disable()
-    pstats.Stats(profile).sort_stats("tottime").print_stats(args.rows)
+    pstats.Stats(profile).sort_stats(args.sort).print_stats(args.rows)
 
 
 if __name__ == "__main__":

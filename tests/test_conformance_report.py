@@ -121,3 +121,22 @@ def test_cli_list_and_diff(capsys) -> None:
 def test_cli_build_suite(tmp_path: Path, capsys) -> None:
     assert main(["conformance", "build-suite", str(tmp_path)]) == 0
     assert len(list(tmp_path.glob("*.json"))) >= 24 and "wrote" in capsys.readouterr().out
+
+
+def test_report_shows_the_layer_a_reference_lacks(tmp_path: Path) -> None:
+    """A Keras-config case: the NumPy reference's run is n/a with the layer named, in report.json and the HTML page;
+    the engine is compared with Keras instead."""
+    result = run_suite("default", ["numpy", "engine", "keras"], case="keras_lstm_digits_rows")
+    paths = write_report(result, tmp_path)
+    doc = json.loads(paths["json"].read_text())
+    assert doc["passed"] is True and doc["summary"] == {"cases": 1, "pass": 1, "fail": 0, "error": 0, "n/a": 1}
+    case = doc["cases"][0]
+    message = "layer LSTM (lstm) is not implemented by the NumPy reference"
+    assert case["runs"][0] == {**case["runs"][0], "implementation": "numpy", "status": "n/a", "message": message,
+                               "losses": []}
+    assert [(p["a"], p["b"], p["verdict"], p["message"]) for p in case["pairs"]] == [
+        ("numpy", "keras", "n/a", f"numpy: {message}"), ("engine", "keras", "pass", "")]
+    page = paths["html"].read_text()
+    assert '<td class="na">n/a</td>' in page and f"<td>{message}</td>" in page
+    assert "<h3>numpy vs keras: n/a</h3>" in page and f"<code>numpy: {message}</code>" in page
+    assert f"N/A      numpy: {message}" in format_table(result)

@@ -94,6 +94,22 @@ def test_class_weight_keys_with_gaps_weigh_the_missing_classes_one_under_keras()
     got = engine.fit(x, y, class_weight=weights, shuffle=False, verbose=0).history["loss"]
     want = reference.fit(x, y, class_weight=weights, shuffle=False, verbose=0).history["loss"]
     assert_close(got, want, what="loss")
+    got = engine.train_on_batch(x, y, class_weight=weights, return_dict=True)["loss"]
+    want = reference.train_on_batch(x, y, class_weight=weights, return_dict=True)["loss"]
+    assert_close(got, want, what="train_on_batch loss")
+    for got_w, want_w in zip(engine.get_weights(), reference.get_weights(), strict=True):
+        assert_close(got_w, want_w, what="weights")
+
+
+def test_train_on_batch_class_weight_with_sample_weight_is_refused_under_keras() -> None:
+    m = compiled(3, loss="sparse_categorical_crossentropy")
+    before = [w.copy() for w in m.get_weights()]
+    with pytest.raises(ValueError, match=r"class_weight and sample_weight"):
+        m.train_on_batch(X, np.zeros(10, "int64"), sample_weight=np.ones(10), class_weight={0: 2.0})
+    with pytest.raises(ValueError, match=r"class_weight keys"):
+        m.train_on_batch(X, np.zeros(10, "int64"), class_weight={-1: 2.0})
+    for a, b in zip(m.get_weights(), before, strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_failed_step_leaves_weights_slots_and_counters_unchanged() -> None:

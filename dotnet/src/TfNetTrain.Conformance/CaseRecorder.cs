@@ -15,10 +15,12 @@ namespace TfNetTrain.Conformance
         /// Writes <c>&lt;path&gt;.json</c> and <c>.npz</c> (a trailing ".json" on <paramref name="path"/> is optional; the
         /// file name is the case name): the model's layers, loss, metrics, optimizer and semantics profile, its current
         /// weights, and <paramref name="steps"/> steps of <paramref name="batchSize"/> rows of the data. Returns the
-        /// case as read back from the files.
+        /// case as read back from the files. A model that is not a stack of plain Dense layers on rank-1 inputs (a conv
+        /// net, an LSTM, ...) is written as its Keras architecture config with every weight; the returned case then
+        /// names the layer the C# reference does not implement in <see cref="ConformanceCase.UnsupportedLayer"/>.
         /// </summary>
-        /// <param name="model">A compiled bridged Sequential of Dense layers whose optimizer has not stepped.</param>
-        /// <param name="x">Inputs (N, features); stored as float32.</param>
+        /// <param name="model">A compiled bridged Sequential or Functional model whose optimizer has not stepped.</param>
+        /// <param name="x">Inputs (N, ...); stored as float32.</param>
         /// <param name="y">Targets (N,) or (N, k); stored as float32 (integer labels stay integers for sparse categorical cross-entropy).</param>
         /// <param name="steps">Training steps the case runs (at least 1).</param>
         /// <param name="batchSize">Rows per step (at least 1); step i trains on rows [i*batchSize, (i+1)*batchSize).</param>

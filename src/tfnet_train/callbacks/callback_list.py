@@ -3,6 +3,9 @@ costs a device read of the logs)."""
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import keras
 from keras.src.utils.python_utils import is_default
 
@@ -37,3 +40,21 @@ class CallbackList(keras.callbacks.CallbackList):
     def needs_batch_hooks(self, mode: str) -> bool:
         """Whether any callback listens to the batch hooks of ``mode`` ("train", "test" or "predict")."""
         return any(listens(callback, mode) for callback in self.callbacks)
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        _make_checkpoint_folders(self.callbacks, self.model)
+        super().on_train_begin(logs)
+
+
+def _make_checkpoint_folders(callbacks: list, model: Any) -> None:
+    """Under a multi-replica strategy, the chief makes each ModelCheckpoint's folder before the first step: Keras
+    makes it at the first save, from every worker at once, and the loser of that race fails with FileExistsError.
+    The other workers reach their first save after the chief's first step, so they find it."""
+    from tfnet_train.distribution import is_chief
+
+    if model is None or model.distribute_strategy.num_replicas_in_sync == 1 or not is_chief(model):
+        return
+    for callback in callbacks:
+        folder = os.path.dirname(str(getattr(callback, "filepath", "")))
+        if isinstance(callback, keras.callbacks.ModelCheckpoint) and folder and "{" not in folder:
+            os.makedirs(folder, exist_ok=True)

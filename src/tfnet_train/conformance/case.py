@@ -93,6 +93,42 @@ class ModelSpec:
         return self.layers[-1].units
 
 
+KERAS_MODEL_CLASSES = ("Sequential", "Functional")
+# Keys of ``keras.saving.serialize_keras_object(model)`` (what ``model.to_json()`` writes) a keras_config may hold.
+_KERAS_CONFIG_KEYS = {"class_name", "config", "module", "registered_name", "build_config", "compile_config"}
+
+
+@dataclass(frozen=True, eq=False)
+class KerasModelSpec:
+    """A model Keras builds from its own architecture config: ``{"class_name": "Sequential" | "Functional",
+    "config": model.get_config(), ...}`` (``json.loads(model.to_json())`` fits). Inputs may have any rank; the
+    weights are every weight of ``model.get_weights()`` (non-trainable ones such as BatchNormalization's moving
+    statistics included)."""
+
+    keras_config: Mapping[str, Any]
+
+    @property
+    def class_name(self) -> str:
+        return self.keras_config["class_name"]
+
+    @property
+    def config(self) -> Mapping[str, Any]:
+        return self.keras_config["config"]
+
+    def top_layers(self) -> list[tuple[str, str]]:
+        """``(class_name, name)`` of each top-level layer, in config order."""
+        return [(layer["class_name"], str(layer["config"].get("name", f"layer {i}")))
+                for i, layer in enumerate(self.config["layers"])]
+
+    def to_json(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.keras_config))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KerasModelSpec) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class LossSpec:
     """The compiled loss. ``as_string``: the case compiles with the string ``name`` (None: ``loss=None``)
@@ -178,7 +214,7 @@ class Case:
 
     name: str
     semantics: str
-    model: ModelSpec
+    model: ModelSpec | KerasModelSpec
     loss: LossSpec
     optimizer: OptimizerSpec
     batch_size: int
@@ -200,6 +236,11 @@ class Case:
         sw = None if a.sample_weight is None else a.sample_weight[rows]
         return a.x[rows], a.y[rows], sw
 
+    @property
+    def has_keras_model(self) -> bool:
+        """True when the model is a Keras architecture config (``model.keras_config``), not the Dense form."""
+        return isinstance(self.model, KerasModelSpec)
+
     def with_semantics(self, semantics: str) -> Case:
         """A copy of the case under another profile (same arrays)."""
         if semantics not in SEMANTICS:
@@ -220,10 +261,13 @@ class Case:
         if self.description:
             doc["description"] = self.description
         doc["semantics"] = self.semantics
-        doc["model"] = {
-            "input_shape": [self.model.input_dim],
-            "layers": [_layer_json(layer) for layer in self.model.layers],
-        }
+        if isinstance(self.model, KerasModelSpec):
+            doc["model"] = {"keras_config": self.model.to_json()}
+        else:
+            doc["model"] = {
+                "input_shape": [self.model.input_dim],
+                "layers": [_layer_json(layer) for layer in self.model.layers],
+            }
         doc["loss"] = {"name": self.loss.name, "from_logits": self.loss.from_logits}
         if self.loss.as_string:
             doc["loss"]["as_string"] = True
@@ -272,9 +316,12 @@ def _require(obj: Mapping[str, Any], key: str, case: str, where: str) -> Any:
     return obj[key]
 
 
-def _parse_model(obj: Any, case: str) -> ModelSpec:
+def _parse_model(obj: Any, case: str) -> ModelSpec | KerasModelSpec:
     if not isinstance(obj, Mapping):
         raise _fail(case, "model", "an object", obj)
+    if "keras_config" in obj:
+        _check_keys(obj, {"keras_config"}, case, "model.")
+        return _parse_keras_config(obj["keras_config"], case)
     _check_keys(obj, {"input_shape", "layers"}, case, "model.")
     shape = _require(obj, "input_shape", case, "model.")
     if not (isinstance(shape, list) and len(shape) == 1 and _is_int(shape[0]) and shape[0] >= 1):
@@ -302,6 +349,52 @@ def _parse_model(obj: Any, case: str) -> ModelSpec:
         kernel_l2 = _parse_regularizer(layer.get("kernel_regularizer"), case, where + ".kernel_regularizer")
         parsed.append(DenseSpec(units=units, activation=activation, use_bias=use_bias, kernel_l2=kernel_l2))
     return ModelSpec(input_dim=shape[0], layers=tuple(parsed))
+
+
+def _parse_keras_config(obj: Any, case: str) -> KerasModelSpec:
+    """``model.keras_config``: a Sequential or Functional config whose layers are ``{"class_name", "config"}``
+    objects and whose every ``seed`` is an int. Whether Keras can build it is found when a runner builds it."""
+    where = "model.keras_config"
+    if not isinstance(obj, Mapping):
+        raise _fail(case, where, "an object {\"class_name\": ..., \"config\": ...} (Keras's model config)", obj)
+    _check_keys(obj, _KERAS_CONFIG_KEYS, case, where + ".")
+    class_name = _require(obj, "class_name", case, where + ".")
+    if class_name not in KERAS_MODEL_CLASSES:
+        raise _fail(case, where + ".class_name", f"one of {KERAS_MODEL_CLASSES}", class_name)
+    config = _require(obj, "config", case, where + ".")
+    if not isinstance(config, Mapping):
+        raise _fail(case, where + ".config", "an object (the model's get_config())", config)
+    layers = _require(config, "layers", case, where + ".config.")
+    if not isinstance(layers, list) or not layers:
+        raise _fail(case, where + ".config.layers", "a non-empty list of layer configs", layers)
+    for i, layer in enumerate(layers):
+        at = f"{where}.config.layers[{i}]"
+        if not isinstance(layer, Mapping):
+            raise _fail(case, at, "an object {\"class_name\": ..., \"config\": ...}", layer)
+        name = layer.get("class_name")
+        if not isinstance(name, str) or not name:
+            raise _fail(case, at + ".class_name", "a non-empty string (a Keras layer class)", name)
+        if not isinstance(layer.get("config"), Mapping):
+            raise _fail(case, at + ".config", "an object (the layer's get_config())", layer.get("config"))
+        _check_seeds(layer["config"], case, at + ".config")
+    return KerasModelSpec(copy.deepcopy(dict(obj)))
+
+
+def _check_seeds(obj: Any, case: str, where: str) -> None:
+    """Every ``seed`` in a layer config (nested layers included) is an int, so training-mode randomness
+    (Dropout, recurrent dropout) starts from the same state in every run. Initializers' seeds do not matter: the
+    case sets every weight."""
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            if key.endswith("_initializer"):
+                continue
+            if key == "seed" and not _is_int(value):
+                raise _fail(case, f"{where}.seed", "an int (a fixed seed makes training-mode randomness "
+                            "reproducible)", value)
+            _check_seeds(value, case, f"{where}.{key}")
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            _check_seeds(value, case, f"{where}[{i}]")
 
 
 def _parse_regularizer(obj: Any, case: str, where: str) -> float | None:
@@ -486,6 +579,8 @@ def _target_shapes(case: Case, n: int) -> list[tuple[int, ...]]:
 
 def validate_arrays(case: Case, arrays: CaseArrays) -> CaseArrays:
     """Check the arrays against the case spec; returns them unchanged or raises CaseError."""
+    if case.has_keras_model:
+        return _validate_keras_arrays(case, arrays)
     shapes = case.model.weight_shapes()
     if len(arrays.weights) != len(shapes):
         raise _array_error(case, "weights", f"{len(shapes)} arrays (model spec)", f"{len(arrays.weights)}")
@@ -497,42 +592,89 @@ def validate_arrays(case: Case, arrays: CaseArrays) -> CaseArrays:
     if x.ndim != 2 or x.shape[1] != case.model.input_dim:
         raise _array_error(case, "x", f"shape (N, {case.model.input_dim})", f"shape {x.shape}")
     _check_float32(case, "x", x)
-    n = x.shape[0]
-    needed = case.steps * case.batch_size
-    if n < needed:
-        raise _array_error(case, "x", f"at least steps*batch_size = {needed} rows", f"{n} rows")
+    n = _check_rows(case, x)
     y = arrays.y
     allowed = _target_shapes(case, n)
     if tuple(y.shape) not in allowed:
         raise _array_error(case, "y", f"shape {' or '.join(str(s) for s in allowed)} for loss "
                            f"{case.loss.name!r} and {case.model.output_dim} outputs", f"shape {y.shape}")
+    _check_target_values(case, y, case.model.output_dim)
+    _check_sample_weight(case, arrays.sample_weight, n)
+    return arrays
+
+
+def _check_rows(case: Case, x: np.ndarray) -> int:
+    n = x.shape[0]
+    needed = case.steps * case.batch_size
+    if n < needed:
+        raise _array_error(case, "x", f"at least steps*batch_size = {needed} rows", f"{n} rows")
+    return n
+
+
+def _check_target_values(case: Case, y: np.ndarray, classes: int | None) -> None:
+    """dtype of the targets; integer labels in [0, classes) for sparse cross-entropy (classes None: unknown)."""
     if case.loss.name == "sparse_categorical_crossentropy":
         if y.dtype not in (np.float32, np.int32, np.int64):
             raise _array_error(case, "y", "dtype float32, int32 or int64", f"dtype {y.dtype}")
         labels = y.astype(np.float64)
-        k = case.model.output_dim
-        if np.any(labels != np.round(labels)) or np.any(labels < 0) or np.any(labels >= k):
-            raise _array_error(case, "y", f"integer class labels in [0, {k})", f"values {np.unique(labels)}")
+        bad = np.any(labels != np.round(labels)) or np.any(labels < 0)
+        if bad or (classes is not None and np.any(labels >= classes)):
+            upper = "" if classes is None else f" in [0, {classes})"
+            raise _array_error(case, "y", f"integer class labels{upper or ' >= 0'}", f"values {np.unique(labels)}")
     else:
         _check_float32(case, "y", y)
-    if arrays.sample_weight is not None:
-        sw = arrays.sample_weight
+
+
+def _check_sample_weight(case: Case, sw: np.ndarray | None, n: int) -> None:
+    if sw is not None:
         if tuple(sw.shape) != (n,):
             raise _array_error(case, "sample_weight", f"shape ({n},)", f"shape {sw.shape}")
         _check_float32(case, "sample_weight", sw)
+
+
+def _validate_keras_arrays(case: Case, arrays: CaseArrays) -> CaseArrays:
+    """A Keras-config case: float32 weights (their shapes are checked when a runner builds the model), x of any
+    rank with one sample per row, y and sample_weight with a row per sample."""
+    for i, w in enumerate(arrays.weights):
+        _check_float32(case, f"weights/{i}", w)
+    x = arrays.x
+    if x.ndim < 2:
+        raise _array_error(case, "x", "shape (N, ...) with samples of rank >= 1", f"shape {x.shape}")
+    _check_float32(case, "x", x)
+    n = _check_rows(case, x)
+    y = arrays.y
+    if y.ndim < 1 or y.shape[0] != n:
+        raise _array_error(case, "y", f"shape ({n}, ...): one target row per row of x", f"shape {y.shape}")
+    _check_target_values(case, y, None)
+    _check_sample_weight(case, arrays.sample_weight, n)
     return arrays
+
+
+def _weight_count(case: Case, data: Mapping[str, np.ndarray]) -> int:
+    """Weights of the Dense form from its spec; of a Keras config, the keys ``weights/0`` .. ``weights/{n-1}``."""
+    if not case.has_keras_model:
+        return len(case.model.weight_shapes())
+    n = 0
+    while f"weights/{n}" in data:
+        n += 1
+    return n
 
 
 def arrays_from_npz(case: Case, data: Mapping[str, np.ndarray]) -> CaseArrays:
     """Build CaseArrays from the npz keys, rejecting missing and unknown keys."""
-    n_weights = len(case.model.weight_shapes())
+    n_weights = _weight_count(case, data)
     expected = {f"weights/{i}" for i in range(n_weights)} | {"x", "y"}
     for key in sorted(expected, key=_natural_key):
         if key not in data:
             raise _array_error(case, key, "present in the .npz", "missing")
     unknown = sorted(set(data) - expected - {"sample_weight"})
     if unknown:
-        hint = "weights beyond the model spec" if unknown[0].startswith("weights/") else "an unknown key"
+        if not unknown[0].startswith("weights/"):
+            hint = "an unknown key"
+        elif case.has_keras_model:
+            hint = f"weights numbered without gaps from weights/0; weights/{n_weights} is missing"
+        else:
+            hint = "weights beyond the model spec"
         raise _array_error(case, unknown[0], f"no such key ({hint})", "present")
     arrays = CaseArrays(
         weights=[np.asarray(data[f"weights/{i}"]) for i in range(n_weights)],

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tfnet_train.conformance.case import Case, save
-from tfnet_train.conformance.errors import ImplementationUnavailable
+from tfnet_train.conformance.errors import ImplementationUnavailable, NotApplicable
 from tfnet_train.conformance.trace_files import read_step_npz
 
 ASSEMBLY = "TfNetTrain.Reference.dll"
@@ -72,10 +72,19 @@ def reference_runner() -> Any:
 
 
 def run_csharp(case: Case) -> list[dict[str, np.ndarray]]:
-    """The C# reference's traces for a case (the case is written to a temporary folder when it has no file)."""
+    """The C# reference's traces for a case (written to a temporary folder first). A Keras-config case goes in its
+    Dense form; one without a Dense form is NotApplicable, naming the layer, before the C# side is started."""
+    from tfnet_train.conformance.keras_model import dense_only
+
+    case = dense_only(case, "the C# reference")
     runner = reference_runner()
     with tempfile.TemporaryDirectory(prefix="tfnet-train-case-") as tmp:
         json_path = save(case, None, tmp)
         out = Path(tmp) / "trace.npz"
-        runner.RunToNpz(str(json_path), str(out))
+        try:
+            runner.RunToNpz(str(json_path), str(out))
+        except Exception as err:
+            if type(err).__name__ == "UnsupportedModelException":  # the reference's own refusal, should one reach it
+                raise NotApplicable(str(getattr(err, "Message", err))) from None
+            raise
         return read_step_npz(out)

@@ -8,13 +8,15 @@ import numpy as np
 
 from tfnet_train.conformance.case import Case
 from tfnet_train.conformance.errors import ImplementationUnavailable
+from tfnet_train.conformance.keras_model import build_keras_model, set_case_weights
 from tfnet_train.conformance.keras_runner import keras_layers, keras_loss
 
 _OPTIMIZER_CLASSES = {"sgd": "SGD", "adam": "Adam", "adamw": "AdamW", "rmsprop": "RMSprop"}
 
 
 def engine_model(case: Case) -> Any:
-    """A compiled ``tfnet_train.Sequential`` for the case, holding the case's initial weights."""
+    """A compiled engine model for the case (a ``tfnet_train.Sequential`` of the Dense form, or the engine's class
+    built from ``model.keras_config``), holding the case's initial weights."""
     try:
         import tfnet_train
         from tfnet_train import optimizers
@@ -26,7 +28,11 @@ def engine_model(case: Case) -> Any:
         optimizer: Any = case.optimizer.name  # compile resolves the string under the case's profile
     else:
         optimizer = getattr(optimizers, _OPTIMIZER_CLASSES[case.optimizer.name])(**dict(case.optimizer.params))
-    model = tfnet_train.Sequential(keras_layers(case))
+    if case.has_keras_model:
+        model = build_keras_model(case.model, engine=True)
+        set_case_weights(model, case.arrays.weights, case.name)
+    else:
+        model = tfnet_train.Sequential(keras_layers(case))
     model.compile(optimizer=optimizer, loss=keras_loss(case),
                   metrics=list(case.metrics), semantics=case.semantics)
     model.set_weights(case.arrays.weights)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tfnet_train.conformance.case import KERAS_LOSS_STRINGS, OPTIMIZER_DEFAULTS, Case
+from tfnet_train.conformance.case import KERAS_LOSS_STRINGS, OPTIMIZER_DEFAULTS, Case, KerasModelSpec
 from tfnet_train.conformance.compare import Comparison, compare_traces, ordered_keys, stage_of
 from tfnet_train.conformance.runner import ImplementationRun, run_implementation
 from tfnet_train.engine.trace import STAGES
@@ -34,6 +34,15 @@ def _opt(case: Case, *names: str) -> bool:
 def _optimizer_string(case: Case) -> str | None:
     """The optimizer string of a string-compiled case, lower-cased; None when the optimizer is an object."""
     return case.optimizer.name.lower() if case.optimizer.as_string else None
+
+
+def _regularized(case: Case) -> bool:
+    """Some layer adds a regularization loss (Dense form: an L2 kernel regularizer; a Keras config: any
+    regularizer in a top-level layer's config)."""
+    if isinstance(case.model, KerasModelSpec):
+        keys = ("kernel_regularizer", "bias_regularizer", "recurrent_regularizer", "activity_regularizer")
+        return any(layer["config"].get(k) for layer in case.model.config["layers"] for k in keys)
+    return any(layer.kernel_l2 for layer in case.model.layers)
 
 
 def _keras(*paths: str) -> tuple[str, ...]:
@@ -93,7 +102,7 @@ DIFFERENCES: tuple[ProfileDifference, ...] = (
         "the compiled loss alone, so a kernel regularizer's L2 term (f * sum(kernel**2)) is neither in the loss "
         "nor in the kernel's gradient.",
         _keras("Engine/LossesContainer.cs", "Engine/Model.Train.cs"),
-        lambda c: any(layer.kernel_l2 for layer in c.model.layers)),
+        _regularized),
     ProfileDifference(
         "optimizer_string", 8, "weights",
         "Any optimizer string gives TF.NET's RMSprop(learning_rate=0.001, rho=0.9, epsilon=1e-7) under tfnet "

@@ -7,6 +7,10 @@ gradients and ``optimizer_state`` the slots under the trace's names. Keras then 
 ``train_step`` (loss tracker, ``optimizer.apply``, metrics), and the trace takes the weights, optimizer
 variables and logs from it. Keras applies no expand_1d and exposes no aggregation stage, so ``inputs/y``,
 ``inputs/sample_weight`` and ``aggregated_gradients`` are absent from its traces.
+
+The tape pass runs the model in training mode, which moves state: Dropout's seed generator advances and
+BatchNormalization's moving statistics update. Every non-trainable variable is put back after it, so Keras's own
+step sees the state the engine's single forward pass sees (the same dropout mask, one moving-statistics update).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import numpy as np
 
 from tfnet_train.conformance.case import Case
 from tfnet_train.conformance.errors import NotApplicable
+from tfnet_train.conformance.keras_model import build_keras_model, set_case_weights
 
 
 def keras_loss(case: Case) -> Any:
@@ -71,8 +76,12 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
 
     from tfnet_train import optimizers
 
-    model = keras.Sequential(keras_layers(case))
-    model.set_weights(case.arrays.weights)
+    if case.has_keras_model:
+        model = build_keras_model(case.model)
+        set_case_weights(model, case.arrays.weights, case.name)
+    else:
+        model = keras.Sequential(keras_layers(case))
+        model.set_weights(case.arrays.weights)
     model.compile(optimizer=keras_optimizer(case), loss=keras_loss(case), metrics=list(case.metrics) or None,
                   run_eagerly=True)
     optimizer = model.optimizer
@@ -80,10 +89,13 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
     traces = []
     for step in range(case.steps):
         x, y, sw = case.batch(step)
+        state = [np.array(v.value.numpy()) for v in model.non_trainable_variables]  # seeds, moving statistics
         with tf.GradientTape() as tape:
             y_pred = model(x, training=True)
             loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sw, training=True)
         gradients = tape.gradient(loss, model.trainable_weights)
+        for variable, value in zip(model.non_trainable_variables, state, strict=True):
+            variable.assign(value)
         clipped = optimizers.clip_gradients(optimizer, gradients)
         data = (x, y) if sw is None else (x, y, sw)
         logs = model.train_step(data)

@@ -35,6 +35,9 @@ class NumpyTrainer:
     def __init__(self, case: Case) -> None:
         if case.arrays is None:
             raise CaseError(f"case {case.name!r}: arrays are not loaded (use conformance.load)")
+        if case.has_keras_model:
+            raise CaseError(f"case {case.name!r}: the NumPy reference runs the Dense form of a case; this one "
+                            "carries model.keras_config (run_numpy reports it as n/a)")
         self.case = case
         self.weights = [F.f32(w) for w in case.arrays.weights]
         shapes = [w.shape for w in self.weights]
@@ -87,5 +90,8 @@ class NumpyTrainer:
 
 
 def run_numpy(case: Case) -> list[dict[str, np.ndarray]]:
-    """The NumPy reference's traces for a case."""
-    return NumpyTrainer(case).run()
+    """The NumPy reference's traces for a case; NotApplicable naming the first layer it does not implement when the
+    case's Keras config has no Dense form."""
+    from tfnet_train.conformance.keras_model import dense_only
+
+    return NumpyTrainer(dense_only(case, "the NumPy reference")).run()

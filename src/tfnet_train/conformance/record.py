@@ -1,7 +1,14 @@
-"""Turn a live, compiled ``tfnet_train`` model (a Sequential of Dense layers) plus data into a conformance case."""
+"""Turn a live, compiled ``tfnet_train`` model plus data into a conformance case.
+
+A Sequential stack of plain Dense layers on rank-1 samples is written in the case's Dense form, which every
+implementation runs; any other Sequential or Functional model is written as its Keras architecture config
+(``model.keras_config``) with all its weights, non-trainable ones included, which the engine and Keras run (the
+NumPy and C# references report n/a, naming the layer).
+"""
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +18,7 @@ from tfnet_train.conformance.case import (
     OPTIMIZER_DEFAULTS,
     Case,
     CaseArrays,
-    DenseSpec,
+    KerasModelSpec,
     LossSpec,
     ModelSpec,
     Tolerance,
@@ -19,6 +26,7 @@ from tfnet_train.conformance.case import (
     save,
     validate_arrays,
 )
+from tfnet_train.conformance.keras_model import NoDenseForm, dense_form
 
 _LOSS_NAMES = {
     "MeanSquaredError": "mse", "mean_squared_error": "mse", "mse": "mse",
@@ -34,39 +42,60 @@ _METRIC_IDS = {"accuracy": "accuracy", "acc": "acc", "mae": "mae", "mse": "mse",
 _OPTIMIZER_NAMES = {"SGD": "sgd", "Adam": "adam", "AdamW": "adamw", "RMSprop": "rmsprop"}
 
 
-def _model_spec(model: Any) -> ModelSpec:
+def _model_spec(model: Any) -> ModelSpec | KerasModelSpec:
+    """The Dense form when the model has one, else its Keras architecture config."""
+    spec = KerasModelSpec(_keras_config(model))
+    try:
+        return dense_form(spec)
+    except NoDenseForm:
+        return spec
+
+
+def _keras_config(model: Any) -> dict[str, Any]:
+    """``{"class_name", "config"[, "build_config"]}`` of a Sequential or Functional model, every unset layer
+    ``seed`` filled in (the live seed where the layer has drawn nothing yet), so each run draws the same masks."""
+    import json
+
     import keras
 
-    layers = []
-    for layer in model.layers:
-        if not isinstance(layer, keras.layers.Dense):
-            raise TypeError(f"model: every layer must be keras.layers.Dense, got {type(layer).__name__} "
-                            f"({layer.name!r})")
-        activation = layer.get_config()["activation"]
-        if not isinstance(activation, str):
-            raise ValueError(f"model: layer {layer.name!r} activation must be a named activation, got {activation!r}")
-        layers.append(DenseSpec(units=int(layer.units), activation=activation, use_bias=bool(layer.use_bias),
-                                kernel_l2=_kernel_l2(layer)))
-    if not layers:
-        raise ValueError("model: expected at least one Dense layer, got none")
-    kernel = model.layers[0].kernel
-    return ModelSpec(input_dim=int(kernel.shape[0]), layers=tuple(layers))
+    if not isinstance(model, keras.Sequential) and not getattr(model, "_is_graph_network", False):
+        raise TypeError(f"model: expected a Sequential or Functional model (a subclassed model has no architecture "
+                        f"config), got {type(model).__name__}")
+    serialized = json.loads(model.to_json())
+    class_name = "Sequential" if isinstance(model, keras.Sequential) else "Functional"
+    config = {"class_name": class_name, "config": serialized["config"]}
+    if serialized.get("build_config"):
+        config["build_config"] = serialized["build_config"]
+    by_name = {layer.name: layer for layer in model.layers}
+    for layer_config in config["config"]["layers"]:
+        inner = layer_config.get("config", {})
+        _fill_seeds(inner, _live_seed(by_name.get(inner.get("name"))), inner.get("name", ""))
+    return config
 
 
-def _kernel_l2(layer: Any) -> float | None:
-    """The L2 factor of the layer's kernel regularizer; anything a case cannot express is refused."""
-    import keras
+def _live_seed(layer: Any) -> int | None:
+    """The seed of the layer's (or its cell's) random generator when it has not drawn yet, else None."""
+    for owner in (layer, getattr(layer, "cell", None)):
+        generator = getattr(owner, "seed_generator", None)
+        state = getattr(generator, "state", None)
+        if state is not None:
+            seed, drawn = (int(v) for v in np.asarray(state.value.numpy()).ravel()[:2])
+            return seed if drawn == 0 else None
+    return None
 
-    for what in ("bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint"):
-        if getattr(layer, what, None) is not None:
-            raise ValueError(f"model: layer {layer.name!r} has a {what}, which a conformance case cannot express")
-    regularizer = layer.kernel_regularizer
-    if regularizer is None:
-        return None
-    if type(regularizer) is not keras.regularizers.L2:
-        raise ValueError(f"model: layer {layer.name!r} kernel_regularizer must be keras.regularizers.L2, "
-                         f"got {type(regularizer).__name__}")
-    return float(regularizer.l2)
+
+def _fill_seeds(obj: Any, live: int | None, where: str) -> None:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if key.endswith("_initializer"):
+                continue
+            if key == "seed" and value is None:
+                obj[key] = live if live is not None else zlib.crc32(f"{where}.seed".encode()) % 2**31
+            else:
+                _fill_seeds(value, live, f"{where}.{key}")
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            _fill_seeds(value, live, f"{where}[{i}]")
 
 
 def _loss_spec(model: Any) -> LossSpec:
@@ -125,7 +154,9 @@ def _optimizer(model: Any) -> dict[str, Any]:
 def record(model: Any, x: Any, y: Any, steps: int, path: str | Path, sample_weight: Any = None,
            batch_size: int | None = None) -> Case:
     """Write a case (``<path>.json`` + ``.npz``) that trains ``model``'s current weights on ``x``/``y`` for
-    ``steps`` steps of ``batch_size`` rows (default ``len(x) // steps``); returns the case."""
+    ``steps`` steps of ``batch_size`` rows (default ``len(x) // steps``); returns the case. ``x`` is one array of
+    any rank (samples along the first axis); the model is written in the Dense form when it has one, else as its
+    Keras architecture config with every weight (module docstring)."""
     if not hasattr(model, "train_step_traced") or not getattr(model, "compiled", False):
         raise TypeError(f"model: expected a compiled tfnet_train model, got {type(model).__name__}")
     if not isinstance(steps, int) or steps < 1:

@@ -152,12 +152,21 @@ def compare_runs(case: Case, run_a: ImplementationRun, run_b: ImplementationRun)
     return PairResult(run_a.name, run_b.name, verdict, comparison, message)
 
 
+def case_baseline(runs: dict[str, ImplementationRun], base: str) -> str:
+    """The implementation a case's runs are compared with: ``base``, unless it does not run the case by design
+    (n/a, e.g. the NumPy reference on a Conv2D case); then the first that ran it, most independent first."""
+    if runs[base].status != "n/a":
+        return base
+    order = [b for b in _BASELINE_ORDER if b in runs] + [n for n in runs if n not in _BASELINE_ORDER]
+    return next((name for name in order if runs[name].status == "ok"), base)
+
+
 def run_case(case: Case, names: list[str], baseline: str | None = None) -> CaseResult:
-    """Run ``case`` with every implementation and compare each with the baseline."""
-    base = choose_baseline(names, baseline)
+    """Run ``case`` with every implementation and compare each with the baseline (see ``case_baseline``)."""
     result = CaseResult(case.name, case)
     for name in names:
         result.runs[name] = run_implementation(name, case)
+    base = case_baseline(result.runs, choose_baseline(names, baseline))
     for name in names:
         if name != base:
             result.pairs.append(compare_runs(case, result.runs[name], result.runs[base]))

@@ -1,4 +1,6 @@
-"""Builds the default conformance suite (``suite/default``): small Dense cases with deterministic data.
+"""Builds the default conformance suite (``suite/default``): small Dense cases with deterministic data, and a few
+models given as Keras architecture configs (a Conv2D + BatchNormalization + Dropout net and an LSTM, both on
+scikit-learn's 8x8 digits).
 
 Each case's random numbers come from a generator seeded with the CRC-32 of its name, so rebuilding gives
 the same files byte for byte. Regenerate with ``python -m tfnet_train.conformance.suite_builder [DIR]``.
@@ -18,6 +20,7 @@ from tfnet_train.conformance.case import (
     Case,
     CaseArrays,
     DenseSpec,
+    KerasModelSpec,
     LossSpec,
     ModelSpec,
     Tolerance,
@@ -247,9 +250,102 @@ def _check_meaningful(case: Case, recipe: Recipe) -> None:
         raise AssertionError(f"suite case {case.name!r}: its clipping option does not change the gradients")
 
 
+# ----------------------------------------------------------------------------------------------- Keras configs
+
+
+@dataclass(frozen=True)
+class KerasRecipe:
+    """A case whose model is a Keras architecture config: ``layers()`` builds the layers (every one named, so the
+    config is the same in every session); inputs are the first rows of the digits, shaped by ``input_shape``."""
+
+    name: str
+    description: str
+    layers: Any  # () -> list of Keras layers, the keras.Input first
+    input_shape: tuple[int, ...]
+    optimizer: dict[str, Any]
+    metrics: tuple[str, ...] = ("accuracy",)
+    steps: int = STEPS
+    batch_size: int = BATCH_SIZE
+
+
+def _conv_layers() -> list[Any]:
+    import keras
+
+    return [keras.Input((8, 8, 1), name="pixels"),
+            keras.layers.Conv2D(3, 3, activation="relu", name="conv"),
+            keras.layers.BatchNormalization(name="norm"),
+            keras.layers.Dropout(0.25, seed=11, name="drop"),
+            keras.layers.MaxPooling2D(2, name="pool"),
+            keras.layers.Flatten(name="flat"),
+            keras.layers.Dense(10, name="logits")]
+
+
+def _lstm_layers() -> list[Any]:
+    import keras
+
+    return [keras.Input((8, 8), name="rows"),
+            keras.layers.LSTM(6, dropout=0.2, recurrent_dropout=0.1, seed=13, name="lstm"),
+            keras.layers.Dense(10, name="logits")]
+
+
+KERAS_RECIPES: tuple[KerasRecipe, ...] = (
+    KerasRecipe("keras_conv_batchnorm_dropout_digits",
+                "Conv2D, BatchNormalization (moving statistics), seeded Dropout, pooling on 8x8 digits; SGD momentum",
+                _conv_layers, (8, 8, 1), {"name": "sgd", "learning_rate": 0.05, "momentum": 0.9}),
+    KerasRecipe("keras_lstm_digits_rows",
+                "LSTM over the 8 rows of each 8x8 digit, seeded input and recurrent dropout; Adam",
+                _lstm_layers, (8, 8), {"name": "adam", "learning_rate": 0.01}),
+)
+
+
+def _initial_value(name: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """A weight's starting value by its Keras name: Glorot-uniform kernels, small biases and offsets, scales near
+    one, moving statistics at Keras's start (mean 0, variance 1)."""
+    if name in ("kernel", "recurrent_kernel"):
+        fan_in, fan_out = int(np.prod(shape[:-1])), shape[-1]
+        limit = np.sqrt(6.0 / (fan_in + fan_out))
+        value = rng.uniform(-limit, limit, shape)
+    elif name in ("bias", "beta"):
+        value = rng.uniform(-0.1, 0.1, shape)
+    elif name == "gamma":
+        value = rng.uniform(0.8, 1.2, shape)
+    elif name == "moving_mean":
+        value = np.zeros(shape)
+    elif name == "moving_variance":
+        value = np.ones(shape)
+    else:
+        raise ValueError(f"suite: no starting value for a weight named {name!r}")
+    return value.astype(np.float32)
+
+
+def build_keras_case(recipe: KerasRecipe) -> Case:
+    """The case a Keras recipe describes: the model's config, deterministic weights, the first digits."""
+    import json
+
+    import keras
+    from sklearn.datasets import load_digits
+
+    rng = _rng(recipe.name)
+    model = keras.Sequential(recipe.layers(), name=recipe.name)
+    config = {"class_name": "Sequential", "config": json.loads(model.to_json())["config"]}
+    n = recipe.steps * recipe.batch_size
+    digits = load_digits()
+    x = (digits.images[:n] / 16.0).astype(np.float32).reshape((n, *recipe.input_shape))
+    y = digits.target[:n].astype(np.int32)
+    case = Case(
+        name=recipe.name, description=recipe.description, semantics="keras", model=KerasModelSpec(config),
+        loss=LossSpec("sparse_categorical_crossentropy", from_logits=True), metrics=recipe.metrics,
+        optimizer=optimizer_spec(recipe.optimizer, recipe.name), batch_size=recipe.batch_size,
+        steps=recipe.steps, tolerance=Tolerance())
+    weights = [_initial_value(w.name, tuple(w.shape), rng) for w in model.weights]
+    case.arrays = validate_arrays(case, CaseArrays(weights=weights, x=x, y=y))
+    return case
+
+
 def build_suite(directory: str | Path = DEFAULT_SUITE) -> list[Path]:
     """Write every recipe's case into ``directory``; returns the JSON paths."""
-    return [save(build_case(recipe), None, directory) for recipe in RECIPES]
+    paths = [save(build_case(recipe), None, directory) for recipe in RECIPES]
+    return paths + [save(build_keras_case(recipe), None, directory) for recipe in KERAS_RECIPES]
 
 
 def main(argv: list[str] | None = None) -> int:

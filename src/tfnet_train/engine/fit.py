@@ -91,14 +91,17 @@ class FitMixin:
     def _build_for(self, data_handler: DataHandler) -> None:
         """Create every variable (model, metrics, optimizer) before the first trace, as Keras does under a
         strategy: variables created while tracing make tf.function trace the step twice."""
-        if not data_handler.fast:
+        if not hasattr(data_handler.data_adapter, "first_batch"):
             self._maybe_symbolic_build(iterator=data_handler)
             data_handler.reset()
             return
-        batch = data_handler.data_adapter.first_batch()
+        batch = data_handler.data_adapter.first_batch()  # in-memory arrays: no pass over distributed input
         if self._engine.profile.expands_1d:
             batch = expand_1d(batch)
-        self._symbolic_build(data_batch=batch)
+        if data_handler.fast:
+            self._symbolic_build(data_batch=batch)
+        else:
+            self._maybe_symbolic_build(data_batch=batch)
 
     def _fit_internal(self, data_handler: DataHandler, initial_epoch: int, epochs: int, callbacks: CallbackList,
                       validation: _Validation | None, validation_freq: Any) -> Any:
@@ -108,7 +111,7 @@ class FitMixin:
         self._engine.train_counter.assign(0)  # TF.NET: once per fit (here after on_train_begin could fail)
         batch_hooks = callbacks.needs_batch_hooks("train")
         if not batch_hooks and not skip_needed(self):
-            data_handler.run_whole_epochs()
+            data_handler.run_whole_epochs(training=True)
         training_logs = None
         logs: Any = {}
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets _initial_epoch

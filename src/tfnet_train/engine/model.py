@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,11 +39,21 @@ class EngineState:
                                              aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
         self.profile = KERAS_PROFILE
         self.seed: int | None = None
-        self.active_trace: dict[str, Any] | None = None
+        self._trace_record = threading.local()  # per replica thread under a MirroredStrategy
         self.reset_functions()
+
+    @property
+    def active_trace(self) -> dict[str, Any] | None:
+        """The record the traced step of this thread fills (None outside train_step_traced)."""
+        return getattr(self._trace_record, "value", None)
+
+    @active_trace.setter
+    def active_trace(self, record: dict[str, Any] | None) -> None:
+        self._trace_record.value = record
 
     def reset_functions(self) -> None:
         self.traced_function: Any = None
+        self.replica_steps_function: Any = None
         self.test_rows_function: Any = None
         self.reset_function: Any = None
         self.reset_key: tuple[int, ...] = ()

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from keras.src.trainers.data_adapters import data_adapter_utils
 from keras.src.utils.python_utils import pythonify_logs
 
-from tfnet_train.engine.data.handler import class_weight_to_sample_weight
+from tfnet_train.engine.data.handler import check_class_weight, class_weight_to_sample_weight
 from tfnet_train.engine.data.tensor_like import is_tensor_like, structure_to_tensors, to_tensor
 
 
@@ -33,10 +34,16 @@ class OnBatchMixin:
         """
         self._assert_compile_called("train_on_batch")
         if class_weight is not None:
-            if sample_weight is not None and not self._engine.profile.tfnet_class_weights:
-                raise ValueError("class_weight and sample_weight cannot be used together (Keras 3 rule)")
-            weights = class_weight_to_sample_weight(np.asarray(y), class_weight)
-            sample_weight = weights if sample_weight is None else weights * np.asarray(sample_weight).reshape(-1)
+            if not self._engine.profile.tfnet_class_weights:
+                if sample_weight is not None:
+                    raise ValueError("class_weight and sample_weight cannot be used together (Keras 3 rule)")
+                if y is None or isinstance(y, list | tuple | dict):
+                    raise ValueError("class_weight needs a single target array y")
+                check_class_weight(class_weight, contiguous=False)
+                sample_weight = data_adapter_utils.class_weight_to_sample_weights(y, class_weight)
+            else:  # TF.NET's table: keys 0..n-1, times any sample_weight
+                weights = class_weight_to_sample_weight(np.asarray(y), class_weight)
+                sample_weight = weights if sample_weight is None else weights * np.asarray(sample_weight).reshape(-1)
         x, y, sample_weight = self._batch_arrays(x, y, sample_weight)
         self._maybe_symbolic_build(data_batch=(x, y, sample_weight))
         self.make_train_function()

@@ -31,6 +31,12 @@ class StepTrace:
     ``variable_names`` order.  weights: every model weight after the update, in ``get_weights()`` order
     (names in ``weight_names``).  optimizer_state: {"iterations": int, "learning_rate": float,
     "slots": {slot_name: [array per trainable variable]}}.  metrics: the step's logs, {name: float}.
+
+    Under a distribution strategy the stages above are the step as a whole, as one device takes it on the same
+    batch: inputs the global batch, y_pred the replicas' predictions in row order, loss the global-batch loss,
+    gradients the aggregated ones (their sum over replicas). ``replicas`` then holds each replica's own stages:
+    {"rows": int, "inputs": {...}, "y_pred": [arrays], "loss": float (mean over its rows), "gradients": [arrays]
+    (of its share of the global loss; they sum to aggregated_gradients)}; empty on one device.
     """
 
     step: int
@@ -45,6 +51,7 @@ class StepTrace:
     metrics: dict[str, float]
     variable_names: list[str] = field(default_factory=list)
     weight_names: list[str] = field(default_factory=list)
+    replicas: list[dict[str, Any]] = field(default_factory=list)
 
     def stage(self, name: str) -> Any:
         """The value of one stage by name."""
@@ -73,4 +80,12 @@ class StepTrace:
                 out[f"optimizer_state/{slot}/{i}"] = np.asarray(a)
         for name, value in self.metrics.items():
             out[f"metrics/{name}"] = np.asarray(value, dtype=np.float64)
+        for r, replica in enumerate(self.replicas):
+            out[f"replicas/{r}/loss"] = np.asarray(replica["loss"], dtype=np.float64)
+            for kind in ("x", "y", "sample_weight"):
+                for i, a in enumerate(replica["inputs"].get(kind, [])):
+                    out[f"replicas/{r}/inputs/{kind}/{i}"] = np.asarray(a)
+            for stage in ("y_pred", "gradients"):
+                for i, a in enumerate(replica[stage]):
+                    out[f"replicas/{r}/{stage}/{i}"] = np.asarray(a)
         return out

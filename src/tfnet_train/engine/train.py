@@ -11,11 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import optree
 import tensorflow as tf
 from keras.src import tree
 from keras.src.losses import loss as loss_module
 
 from tfnet_train import optimizers
+from tfnet_train.engine import replicas
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.handler import Block
 from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor, unpack_x_y_sample_weight
@@ -38,6 +40,11 @@ class TrainMixin:
                 raise StopIteration
             reset, data_handler.reset_metrics_first = data_handler.reset_metrics_first, False
             return self._train_rows_function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
+        if data_handler.steps_in_one_call:  # under a strategy: the block's steps in one compiled call
+            if self._engine.replica_steps_function is None:
+                self.make_train_function(force=True)
+            return self._engine.replica_steps_function(data_handler.native(iterator),
+                                                       tf.constant(data_handler.steps_in(block)))
         return self.train_function(iterator)
 
     def train_step(self, data: Any) -> dict[str, Any]:
@@ -54,6 +61,7 @@ class TrainMixin:
             self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
                                             sample_weight=_batch_size(x))
             scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
+            scaled = _share_of_global_batch(scaled, x)
         if trace is not None:
             trace["y_pred"], trace["loss"] = y_pred, loss
         if self.trainable_weights:
@@ -111,6 +119,8 @@ class TrainMixin:
         step = self._counted(self.train_step)
         self.train_function = self._make_function(step)
         self._train_rows_function = self._rows_function(step)
+        self._engine.replica_steps_function = replicas.steps_function(self.distribute_strategy, step,
+                                                                      eager=self.run_eagerly)
         return self.train_function
 
     def _make_function(self, step_function: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -177,7 +187,7 @@ class TrainMixin:
 
         if self.run_eagerly:
             return run
-        return tf.function(run, jit_compile=self.jit_compile, reduce_retracing=True)
+        return _ConcreteRows(run, self.jit_compile)
 
     # ----- traced step -------------------------------------------------------------------------------------------
 
@@ -185,14 +195,17 @@ class TrainMixin:
         """Run one training step on one batch and return the value of every stage (see StepTrace)."""
         self._assert_compile_called("train_step_traced")
         state = self._engine
-        if self.distribute_strategy.num_replicas_in_sync > 1:
-            raise ValueError("train_step_traced runs on one device; build the model outside a distribution strategy")
+        strategy = self.distribute_strategy
+        distributed = strategy.num_replicas_in_sync > 1
+        if distributed:
+            replicas.check_local(strategy)
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
         self._check_batch(x, y, sample_weight)
         data = (x, y) if sample_weight is None else (x, y, sample_weight)
-        self._symbolic_build(data_batch=data)
+        with strategy.scope():
+            self._symbolic_build(data_batch=data)
         if state.traced_function is None:
 
             def traced(data: Any) -> dict[str, Any]:
@@ -213,9 +226,21 @@ class TrainMixin:
                 record["y_pred"] = _listed(record["y_pred"])
                 return record
 
+            if distributed:  # every replica records its own stages
+                traced = replicas.on_each_replica(strategy, traced)
             state.traced_function = traced if self.run_eagerly else tf.function(traced, reduce_retracing=True)
         step = int(state.train_counter.numpy())
-        record = tf.nest.map_structure(_to_numpy, state.traced_function(data))
+        if distributed:
+            per_replica = replicas.split(strategy, state.traced_function(replicas.distribute(strategy, data)))
+            per_replica = [tf.nest.map_structure(_to_numpy, r) for r in per_replica]
+            record, replica_stages = replicas.combine(per_replica, strategy.num_replicas_in_sync)
+            record["inputs"] = tf.nest.map_structure(_to_numpy, {
+                k: _listed(v) for k, v in zip(("x", "y", "sample_weight"), expand_1d((x, y, sample_weight)),
+                                              strict=True)})
+            record["metrics"] = tf.nest.map_structure(_to_numpy, self.get_metrics_result())
+        else:
+            record = tf.nest.map_structure(_to_numpy, state.traced_function(data))
+            replica_stages = []
         opt_state = record["optimizer_state"]
         return StepTrace(
             step=step,
@@ -234,7 +259,43 @@ class TrainMixin:
             metrics={k: float(np.mean(v)) for k, v in record["metrics"].items()},
             variable_names=[v.path if hasattr(v, "path") else v.name for v in self.trainable_variables],
             weight_names=[w.path if hasattr(w, "path") else w.name for w in self.weights],
+            replicas=replica_stages,
         )
+
+
+class _ConcreteRows:
+    """A rows function called through one concrete function per call form (which row sets are given, batch size,
+    reset): a tf.function matches its arguments to a trace on every call, which costs more than a small step (the
+    XOR program's 1000 one-step epochs are 1000 such calls). Leading dimensions stay unknown, as tf.function's
+    reduce_retracing leaves them after a second shape, so one trace serves every epoch and every fit."""
+
+    def __init__(self, run: Callable[..., Any], jit_compile: Any) -> None:
+        self._run = run
+        self._jit_compile = jit_compile
+        self._concrete: dict[Any, Any] = {}
+
+    def __call__(self, data: Any, full_rows: Any, tail_rows: Any, batch_size: int, reset: bool = False) -> Any:
+        leaves, structure = optree.tree_flatten((data, full_rows, tail_rows), none_is_leaf=True, namespace="keras")
+        tensors = [t for t in leaves if t is not None]
+        key = (structure, batch_size, reset, tuple(None if t is None else (t.dtype, t.shape[1:]) for t in leaves))
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            concrete = self._concrete[key] = self._trace(structure, leaves, batch_size, reset)
+        return concrete(*tensors)
+
+    def _trace(self, structure: Any, leaves: list[Any], batch_size: int, reset: bool) -> Any:
+        present = [t is not None for t in leaves]
+
+        def flat_run(*flat: Any) -> Any:
+            values = iter(flat)
+            data, full, tail = structure.unflatten([next(values) if p else None for p in present])
+            return self._run(data, full, tail, batch_size, reset)
+
+        tensors = [t for t in leaves if t is not None]
+
+        specs = [tf.TensorSpec([None, *t.shape[1:]], t.dtype) for t in tensors]
+        function = tf.function(flat_run, input_signature=specs, jit_compile=self._jit_compile)
+        return function.get_concrete_function()
 
 
 def _rows(rows: np.ndarray | None) -> tf.Tensor | None:
@@ -250,6 +311,19 @@ def _listed(value: Any) -> list[Any]:
 
 def _to_numpy(value: Any) -> Any:
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def _share_of_global_batch(loss: tf.Tensor, x: Any) -> tf.Tensor:
+    """Under R replicas Keras scales each replica's mean loss by 1/R, the global-batch mean only when every replica
+    holds as many rows; times R * rows / global rows (one scalar all-reduce), a batch split unevenly (a partial
+    last batch) weighs every row as one device does, as TensorFlow's ``compute_average_loss`` with the global
+    batch size. The factor is exactly 1 for even splits."""
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync <= 1:
+        return loss
+    rows = tf.cast(_batch_size(x), loss.dtype)
+    total = context.all_reduce(tf.distribute.ReduceOp.SUM, rows)
+    return loss * tf.math.divide_no_nan(context.num_replicas_in_sync * rows, total)
 
 
 def _batch_size(x: Any) -> tf.Tensor:

@@ -36,6 +36,14 @@ namespace TfNetTrain.Reference
         /// <summary>The Dense layers, first to last.</summary>
         public IList<LayerSpec> Layers { get; set; } = new List<LayerSpec>();
 
+        /// <summary>
+        /// For a case whose model is Keras's architecture config (<c>model.keras_config</c>): the first layer the reference
+        /// does not implement, e.g. <c>layer Conv2D (conv2d)</c>; null for the Dense form. Such a case loads (its common
+        /// fields and arrays are checked) but <see cref="Validate"/> and the trainer refuse it with an
+        /// <see cref="UnsupportedModelException"/>.
+        /// </summary>
+        public string UnsupportedLayer { get; private set; }
+
         /// <summary>The compiled loss.</summary>
         public LossSpec Loss { get; set; }
 
@@ -134,6 +142,12 @@ namespace TfNetTrain.Reference
 
         private static void ParseModel(ConformanceCase result, FieldReader model)
         {
+            if (model.Has("keras_config"))
+            {
+                model.RejectUnknown(new[] { "keras_config" });
+                result.UnsupportedLayer = FirstUnsupportedLayer(model.Required("keras_config", "object", "an object (Keras's model config)"));
+                return;
+            }
             model.RejectUnknown(new[] { "input_shape", "layers" });
             XElement inputShape = model.Required("input_shape", "array", "a list of one positive integer");
             List<XElement> dims = CaseJson.Items(inputShape);
@@ -154,6 +168,35 @@ namespace TfNetTrain.Reference
                 double? kernelL2 = ParseRegularizer(layer, "kernel_regularizer");
                 result.Layers.Add(new LayerSpec(units, activation, useBias, kernelL2));
             }
+        }
+
+        /// <summary>
+        /// The first top-level layer of a Keras config that is neither an InputLayer nor a Dense layer, as
+        /// <c>layer Class (name)</c>; for a config of Dense layers only, the config itself (the reference reads the Dense
+        /// form, <c>model.layers</c>). The config's full schema is checked by the Python side.
+        /// </summary>
+        private static string FirstUnsupportedLayer(XElement kerasConfig)
+        {
+            XElement config = Member(kerasConfig, "config");
+            XElement layers = config == null ? null : Member(config, "layers");
+            if (layers == null || CaseJson.Kind(layers) != "array")
+                throw new CaseFormatException("model.keras_config.config.layers", "a non-empty list of layer configs", "missing");
+            foreach (XElement layer in CaseJson.Items(layers))
+            {
+                XElement className = Member(layer, "class_name");
+                string kind = className == null ? "?" : className.Value;
+                if (kind == "InputLayer" || kind == "Dense") continue;
+                XElement layerConfig = Member(layer, "config");
+                XElement name = layerConfig == null ? null : Member(layerConfig, "name");
+                return "layer " + kind + " (" + (name == null ? "?" : name.Value) + ")";
+            }
+            return "a Keras model config (model.keras_config)";
+        }
+
+        private static XElement Member(XElement value, string key)
+        {
+            if (CaseJson.Kind(value) != "object") return null;
+            return value.Elements().FirstOrDefault(e => CaseJson.Key(e) == key);
         }
 
         /// <summary>Absent or null: no regularizer; otherwise exactly <c>{"l2": f}</c> with f &gt;= 0.</summary>
@@ -260,6 +303,11 @@ namespace TfNetTrain.Reference
         {
             if (arrays == null) throw new ArgumentNullException(nameof(arrays));
             int weightCount = ExpectedWeightShapes().Count;
+            if (UnsupportedLayer != null)
+            {
+                weightCount = 0;
+                while (arrays.ContainsKey("weights/" + weightCount)) weightCount++;
+            }
             var known = new HashSet<string> { "x", "y", "sample_weight" };
             for (int i = 0; i < weightCount; i++) known.Add("weights/" + i);
             foreach (string key in arrays.Keys)
@@ -275,7 +323,21 @@ namespace TfNetTrain.Reference
             Y = Get(arrays, "y");
             NpyArray sampleWeight;
             SampleWeight = arrays.TryGetValue("sample_weight", out sampleWeight) ? sampleWeight : null;
-            Validate();
+            if (UnsupportedLayer != null) ValidateKerasArrays();
+            else Validate();
+        }
+
+        /// <summary>The arrays of a Keras-config case: float32 weights, x of any rank with a row per sample.</summary>
+        private void ValidateKerasArrays()
+        {
+            for (int i = 0; i < Weights.Count; i++)
+                if (Weights[i].Dtype != "float32") throw new CaseFormatException("weights/" + i, "a float32 array", Weights[i].Describe());
+            if (X.Rank < 2 || X.Dtype != "float32") throw new CaseFormatException("x", "float32 array of shape (N, ...)", X.Describe());
+            int n = X.Shape[0];
+            if (n < Steps * BatchSize)
+                throw new CaseFormatException("x", "at least steps * batch_size = " + Steps * BatchSize + " rows", n + " rows");
+            if (Y.Rank < 1 || Y.Shape[0] != n) throw new CaseFormatException("y", "an array of shape (" + n + ", ...)", Y.Describe());
+            if (SampleWeight != null) RequireArray("sample_weight", SampleWeight, new[] { "float32" }, new[] { n });
         }
 
         private static NpyArray Get(IDictionary<string, NpyArray> arrays, string key)
@@ -287,8 +349,10 @@ namespace TfNetTrain.Reference
 
         /// <summary>Checks the spec and the arrays against each other.</summary>
         /// <exception cref="CaseFormatException">The first inconsistency found.</exception>
+        /// <exception cref="UnsupportedModelException">The model is a Keras config with a layer the reference does not implement.</exception>
         public void Validate()
         {
+            if (UnsupportedLayer != null) throw new UnsupportedModelException(UnsupportedLayer);
             ValidateSpec();
             IList<int[]> shapes = ExpectedWeightShapes();
             if (Weights == null || Weights.Count != shapes.Count)
@@ -332,6 +396,12 @@ namespace TfNetTrain.Reference
         private void ValidateSpec()
         {
             if (string.IsNullOrEmpty(Name)) throw new CaseFormatException("name", "a non-empty string", Name == null ? "missing" : "empty string");
+            if (UnsupportedLayer == null) ValidateDenseSpec();
+            ValidateCommonSpec();
+        }
+
+        private void ValidateDenseSpec()
+        {
             if (InputSize < 1) throw new CaseFormatException("model.input_shape[0]", "an integer >= 1", InputSize.ToString(CultureInfo.InvariantCulture));
             if (Layers == null || Layers.Count == 0) throw new CaseFormatException("model.layers", "a non-empty list of layer objects", "none");
             for (int i = 0; i < Layers.Count; i++)
@@ -340,6 +410,10 @@ namespace TfNetTrain.Reference
                     throw new CaseFormatException("model.layers[" + i + "].units", "an integer >= 1",
                         Layers[i] == null ? "missing" : Layers[i].Units.ToString(CultureInfo.InvariantCulture));
             }
+        }
+
+        private void ValidateCommonSpec()
+        {
             if (Loss == null) throw new CaseFormatException("loss", "an object", "missing");
             if (Optimizer == null) throw new CaseFormatException("optimizer", "an object", "missing");
             if (Metrics == null) throw new CaseFormatException("metrics", "a list of metric strings", "missing");

@@ -7,6 +7,7 @@ adapters for everything else (tf.data, generators, PyDataset, ragged and sparse 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -15,6 +16,7 @@ from keras.src.backend.tensorflow.trainer import TFEpochIterator
 from keras.src.trainers import data_adapters
 from keras.src.trainers.data_adapters import data_adapter_utils
 
+from tfnet_train.distribution import agreed_seed
 from tfnet_train.engine.data.tensor_like import ArrayBatches, Batch, TensorLikeDataAdapter, is_tensor_like
 from tfnet_train.semantics import KERAS_PROFILE, Profile
 
@@ -66,14 +68,15 @@ class DataHandler(TFEpochIterator):
         check_batch_size(batch_size)
         check_steps("steps_per_epoch", steps_per_epoch)
         strategy = distribute_strategy or tf.distribute.get_strategy()
-        self.fast = is_tensor_like((x, y, sample_weight)) and strategy.num_replicas_in_sync == 1
+        tensor_like = is_tensor_like((x, y, sample_weight))
+        self.fast = tensor_like and strategy.num_replicas_in_sync == 1
         fit_level = None
         if class_weight is not None:
             check_class_weight(class_weight, contiguous=profile.tfnet_class_weights)
         if class_weight is not None and profile.tfnet_class_weights:
             x, y, sample_weight, fit_level = _tfnet_class_weights(x, y, sample_weight, class_weight, batch_size)
             class_weight = None
-        if self.fast:
+        if tensor_like:
             adapter = TensorLikeDataAdapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
                                             shuffle=shuffle, class_weight=class_weight, seed=seed)
         else:
@@ -84,9 +87,16 @@ class DataHandler(TFEpochIterator):
             raise ValueError("class_weight with sample_weight under semantics='tfnet' needs in-memory arrays "
                              "on one device")
         self._fit_level = fit_level
+        # Shuffled arrays under a strategy: every worker draws the global order from the chief's seed, the order one
+        # device draws from that seed (Keras's ArrayDataAdapter shuffles with each worker's own random state).
+        self._agreed_order = tensor_like and not self.fast and bool(shuffle)
+        if self._agreed_order:
+            adapter.seed = agreed_seed(strategy, adapter.seed)
         self.epoch = 0  # the epoch the next pass over in-memory data is drawn for (fit sets it)
         self.whole_epochs = False  # one execution per epoch (run_whole_epochs)
         self.reset_metrics_first = False  # the next execution resets the metrics before its steps
+        # Under a strategy, a block's steps run in one compiled loop when the pass's length is known
+        self.steps_in_one_call = False
         if self.fast:  # Keras's EpochIterator state, without building a tf.data pipeline
             self.steps_per_epoch = steps_per_epoch
             self.steps_per_execution = steps_per_execution
@@ -99,8 +109,16 @@ class DataHandler(TFEpochIterator):
         else:
             super().__init__(distribute_strategy=strategy, x=adapter, steps_per_epoch=steps_per_epoch,
                              steps_per_execution=steps_per_execution)
+            # A dataset the user distributed counts per-replica batches, not steps: its length is not known here
+            self._distributed_input = isinstance(x, tf.distribute.DistributedDataset)
+            self.steps_in_one_call = steps_per_execution > 1 and self._known_passes()
 
     def _get_iterator(self) -> Any:
+        if self._agreed_order:
+            strategy, adapter, epoch = self._distribute_strategy, self.data_adapter, self.epoch
+            return _LazyPass(lambda: strategy.experimental_distribute_dataset(adapter.epoch_dataset(epoch)))
+        if self.steps_in_one_call:
+            return _LazyPass(super()._get_iterator)
         if not self.fast:
             return super()._get_iterator()
         batches = self.data_adapter.epoch_batches(self.epoch)
@@ -110,12 +128,30 @@ class DataHandler(TFEpochIterator):
         begin, end, iterator = next(self._epoch_iterator)
         return Block(begin, end, iterator)
 
-    def run_whole_epochs(self) -> None:
+    def run_whole_epochs(self, training: bool = False) -> None:
         """One execution per epoch over in-memory data when nothing listens to batch hooks and steps_per_execution
-        was left at 1: the numbers are the same, the per-step Python work goes."""
+        was left at 1: the numbers are the same, the per-step Python work goes. When ``training`` under a strategy,
+        the same for any input whose length is known (train_step_function runs the epoch in one compiled loop)."""
         if self.fast and self._fit_level is None and self.steps_per_execution == 1 and self.num_batches:
             self.steps_per_execution = int(self.num_batches)
             self.whole_epochs = self.reset_metrics_first = True
+        elif training and not self.fast and self.steps_per_execution == 1 and self._known_passes():
+            self.steps_per_execution = int(self.num_batches)
+            self.steps_in_one_call = True
+
+    def _known_passes(self) -> bool:
+        """Whether every pass runs exactly num_batches steps (a compiled loop must not read past the data)."""
+        return (self.steps_per_epoch is None and not self._distributed_input and bool(self._num_batches)
+                and self._num_batches > 0)
+
+    def steps_in(self, block: Block) -> int:
+        """How many steps of ``block`` the data holds."""
+        return min(self.steps_per_execution, int(self._num_batches) - block.begin)
+
+    @staticmethod
+    def native(iterator: Any) -> Any:
+        """The distributed iterator itself (shuffled arrays under a strategy hand out a lazy wrapper)."""
+        return iterator.iterator if isinstance(iterator, _LazyPass) else iterator
 
     def skip(self, block: Block) -> None:
         """Consume a block's batches without running them (a resumed fit passing steps a backup holds)."""
@@ -124,6 +160,27 @@ class DataHandler(TFEpochIterator):
             return
         for _ in range(self.steps_per_execution):
             next(block.iterator)
+
+
+class _LazyPass:
+    """One pass over distributed input, made on first use: Keras's epoch iterator asks for the next pass ahead of
+    time, and making a distributed iterator costs a quarter of a second."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._iterator: Any = None
+
+    @property
+    def iterator(self) -> Any:
+        if self._iterator is None:
+            self._iterator = iter(self._make())
+        return self._iterator
+
+    def __iter__(self) -> _LazyPass:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self.iterator)
 
 
 def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:

@@ -157,18 +157,43 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
     def num_samples(self) -> int:
         return self._num_samples
 
-    def epoch_batches(self, epoch: int = 0) -> ArrayBatches:
-        """A fresh pass over the data, shuffled when asked (``"batch"`` shuffles whole batches, as in Keras)."""
+    def epoch_order(self, epoch: int) -> np.ndarray:
+        """The rows of pass ``epoch`` in order, drawn from ``(seed, epoch)`` (``"batch"`` shuffles whole batches, as
+        in Keras)."""
         n, bs = self._num_samples, self._batch_size
+        rng = np.random.default_rng([self.seed, epoch])
+        if self._shuffle == "batch":
+            blocks = rng.permutation(math.ceil(n / bs))
+            return np.concatenate([np.arange(b * bs, min((b + 1) * bs, n)) for b in blocks])
+        return rng.permutation(n)
 
-        def order() -> np.ndarray:
-            rng = np.random.default_rng([self.seed, epoch])
-            if self._shuffle == "batch":
-                blocks = rng.permutation(math.ceil(n / bs))
-                return np.concatenate([np.arange(b * bs, min((b + 1) * bs, n)) for b in blocks])
-            return rng.permutation(n)
+    def epoch_batches(self, epoch: int = 0) -> ArrayBatches:
+        """A fresh pass over the data, shuffled when asked; the order is drawn on first use."""
+        order = (lambda: self.epoch_order(epoch)) if self._shuffle else None
+        return ArrayBatches(self._tensors, self._num_samples, self._batch_size, order)
 
-        return ArrayBatches(self._tensors, n, bs, order if self._shuffle else None)
+    def epoch_dataset(self, epoch: int) -> tf.data.Dataset:
+        """Pass ``epoch`` as a tf.data dataset of global batches, in ``epoch_batches``'s order, for a distribution
+        strategy to split (auto-shard policy DATA, as Keras's ArrayDataAdapter sets)."""
+        n, bs = self._num_samples, self._batch_size
+        order = self.epoch_order(epoch) if self._shuffle else np.arange(n)
+        full = n // bs
+        indices = tf.data.Dataset.from_tensor_slices(order[:full * bs].reshape(full, bs).astype(np.int64))
+        if n % bs:
+            indices = indices.concatenate(tf.data.Dataset.from_tensors(order[full * bs:].astype(np.int64)))
+        leaves = tree.flatten(self._tensors)
+        present = tuple(t for t in leaves if t is not None)
+
+        def gather(rows: tf.Tensor, arrays: tuple[tf.Tensor, ...]) -> Any:
+            gathered = iter([tf.gather(t, rows) for t in arrays])
+            return tree.pack_sequence_as(self._tensors, [None if t is None else next(gathered) for t in leaves])
+
+        # The arrays enter as one repeated element, not as constants of the map function (the dataset's graph is
+        # rewritten for sharding; large constants would be copied into it).
+        dataset = tf.data.Dataset.zip((indices, tf.data.Dataset.from_tensors(present).repeat())).map(gather)
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+        return dataset.with_options(options)
 
     def first_batch(self) -> Batch:
         """The first batch in data order (to build the model, metrics and optimizer before tracing)."""

@@ -1,0 +1,85 @@
+"""Steps under a distribution strategy (TF.NET has no distribution; this is the engine's own): several steps in one
+compiled call, and train_step_traced's batch split as fit splits it, one record per replica, and the step as a whole
+put together from them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+from keras.src import tree
+
+
+def steps_function(strategy: tf.distribute.Strategy, step: Callable[[Any], Any], eager: bool = False
+                   ) -> Callable[[Any, Any], Any]:
+    """``steps`` steps over a distributed iterator in one call (``strategy.run`` per step inside a compiled loop),
+    the last step's logs reduced by MEAN over every replica: one call per step costs more than the step itself.
+    The caller knows ``steps`` batches remain (``tf.data`` ends a pass with an error inside a compiled loop)."""
+
+    def run(iterator: Any, steps: Any) -> Any:
+        logs = strategy.run(step, args=(next(iterator),))
+        for _ in tf.range(steps - 1):
+            logs = strategy.run(step, args=(next(iterator),))
+        return tree.map_structure(
+            lambda v: strategy.reduce("MEAN", v, axis=None) if isinstance(v, tf.distribute.DistributedValues)
+            else v, logs)
+
+    return run if eager else tf.function(run, reduce_retracing=True)
+
+
+def check_local(strategy: tf.distribute.Strategy) -> None:
+    """ValueError unless every replica lives in this process (a trace reads each replica's values)."""
+    local = len(strategy.extended.worker_devices)
+    if local != strategy.num_replicas_in_sync:
+        raise ValueError(
+            f"train_step_traced needs every replica in this process, got {local} local of "
+            f"{strategy.num_replicas_in_sync} replicas (a multi-worker strategy): trace under MirroredStrategy or "
+            "on one device")
+
+
+def distribute(strategy: tf.distribute.Strategy, data: tuple[Any, ...]) -> Any:
+    """The batch ``data`` as one global batch of the strategy's distributed input: replica i takes its rows in
+    order, as fit's input pipeline splits a batch."""
+    rows = int(tf.shape(tf.nest.flatten(data)[0])[0])
+    dataset = tf.data.Dataset.from_tensor_slices(data).batch(rows)
+    return next(iter(strategy.experimental_distribute_dataset(dataset)))
+
+
+def on_each_replica(strategy: tf.distribute.Strategy, traced: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def run(data: Any) -> Any:
+        return strategy.run(traced, args=(data,))
+
+    return run
+
+
+def split(strategy: tf.distribute.Strategy, result: Any) -> list[Any]:
+    """One structure per replica from a structure of per-replica and mirrored values."""
+    local = strategy.experimental_local_results
+
+    def replica(i: int) -> Any:
+        return tf.nest.map_structure(
+            lambda v: local(v)[i] if isinstance(v, tf.distribute.DistributedValues) else v, result)
+
+    return [replica(i) for i in range(strategy.num_replicas_in_sync)]
+
+
+def combine(records: list[dict[str, Any]], num_replicas: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The whole step from the replicas' records (NumPy): y_pred in row order, the global-batch loss, the
+    aggregated gradients as its gradients; and each replica's own stages.
+
+    A replica's recorded loss is Keras's: its mean over its rows divided by the replica count; its gradients are
+    those of its share of the global loss (rows / global rows), so they sum to the aggregated gradients.
+    """
+    stages = []
+    for record in records:
+        rows = int(np.shape(record["inputs"]["x"][0])[0])
+        stages.append({"rows": rows, "inputs": record["inputs"], "y_pred": record["y_pred"],
+                       "loss": float(record["loss"]) * num_replicas, "gradients": record["gradients"]})
+    total = sum(s["rows"] for s in stages)
+    whole = dict(records[0])
+    whole["y_pred"] = [np.concatenate(parts, axis=0) for parts in zip(*(s["y_pred"] for s in stages), strict=True)]
+    whole["loss"] = sum(s["loss"] * s["rows"] for s in stages) / total if total else 0.0
+    whole["gradients"] = whole["aggregated_gradients"]
+    return whole, stages
