@@ -123,6 +123,7 @@ namespace TfNetTrain
             {
                 if (_disposed) return;
                 var clock = Stopwatch.StartNew();
+                HostBatchStream.StopAll(); // producer threads hold Python thread states: end them first
                 if (IsAttached)
                 {
                     _disposed = true;

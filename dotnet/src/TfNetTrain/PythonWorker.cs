@@ -55,6 +55,10 @@ namespace TfNetTrain
             {
                 using (Py.GIL()) return RunMapped(func);
             }
+            if (HostBatchStream.IsProducing)
+                throw new InvalidOperationException(
+                    "a C# batch enumerator feeding a dataset must not call TfNetTrain: it runs on a TensorFlow thread " +
+                    "while the Python thread waits for its batch (produce plain NDArrays only)");
             var job = new Job<T>(func);
             bool nextInLine;
             lock (_lock)

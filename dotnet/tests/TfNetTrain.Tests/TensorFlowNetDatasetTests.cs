@@ -131,7 +131,7 @@ namespace TfNetTrain.Tests
             Assert.Throws<TfNetTrainArgumentException>(() => tf.data.Dataset.from_tensor_slices(x, Data.Labels(2, 7, 3)));
             Assert.Throws<TfNetTrainArgumentException>(() => tf.data.Dataset.from_tensor_slices(x, y).batch(0));
             var wrong = Assert.Throws<TfNetTrainArgumentException>(() => tf.data.Dataset.from_generator(
-                new List<NDArray[]> { new[] { x, y }, new[] { Data.Uniform(3, 8, 5), y } }));
+                new List<NDArray[]> { new[] { x, y }, new[] { Data.Uniform(3, 8, 5), y } }, materialize: true));
             StringAssert.Contains("batch 1 part 0 is float32 (8, 5); the first batch fixed float32 (n, 4)", wrong.Message);
         }
     }

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import os
+import socket
+import struct
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -53,39 +59,212 @@ def check_element(dataset: Any, arity: tuple[int, ...], argument: str) -> None:
                         f"(x, y, sample_weight); got {n} with spec {dataset.element_spec}")
 
 
+def _specs(signature: Sequence[tuple[Sequence[int], str]]) -> tuple[tf.TensorSpec, ...]:
+    return tuple(tf.TensorSpec([None if d < 0 else d for d in shape], dtype) for shape, dtype in signature)
+
+
+def _checked(parts: Sequence[Any], specs: tuple[tf.TensorSpec, ...], index: int) -> Any:
+    """The batch as the dataset yields it (one array or a tuple); TypeError when it does not fit `specs`."""
+    if len(parts) != len(specs):
+        raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
+    for i, (part, spec) in enumerate(zip(parts, specs)):
+        if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
+            raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
+    return tuple(parts) if len(parts) > 1 else parts[0]
+
+
 def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tuple[Sequence[int], str]]
                       ) -> tf.data.Dataset:
-    """A generator dataset over batches made by C# (each a tuple of arrays), yielded again on every pass.
+    """A generator dataset over batches made by C# and held here (each a tuple of arrays), yielded on every pass.
 
     `signature` lists each part's per-batch shape (-1 unknown) and dtype; a batch that does not fit raises TypeError
     when the dataset reaches it.
     """
-    specs = tuple(tf.TensorSpec([None if d < 0 else d for d in shape], dtype) for shape, dtype in signature)
+    specs = _specs(signature)
     held = [tuple(np.asarray(p) for p in batch) for batch in batches]
 
     def generate() -> Iterator[Any]:
         for index, parts in enumerate(held):
-            if len(parts) != len(specs):
-                raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
-            for i, (part, spec) in enumerate(zip(parts, specs)):
-                if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
-                    raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
-            yield parts if len(parts) > 1 else parts[0]
+            yield _checked(parts, specs, index)
 
     return tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
 
 
+#: Batches read ahead of the step that needs them, so C# makes the next batch while a step runs.
+STREAM_READ_AHEAD = 2
+
+#: Element types of streamed batches, by the code the C# side writes (TfNetTrain.DType's order).
+STREAM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
+
+
+class HostStream:
+    """Batches a C# producer thread writes into a socket, read by the tf.data generator one at a time.
+
+    Each pass of the generator makes a new socket pair and sends one end (a file descriptor number) on the request
+    channel; the C# thread answers by writing the batches of a fresh enumeration into it, one for each request byte
+    the generator sends (so nothing is read ahead of what tf.data asks for), then an end mark, and closes it.
+    Neither side calls the other: TensorFlow's threads (which run dataset generators) only use a socket, and the C#
+    thread never takes the GIL. A pass left early closes its end, so the C# side's next read or write fails and that
+    enumeration stops. Frame: int32 part count (0 = end of pass, -1 = error: int32 is-argument-error, int32 length,
+    UTF-8 message), then per part int32 dtype code, int32 rank, int64 dims, raw C-order bytes.
+    """
+
+    def __init__(self, specs: tuple[tf.TensorSpec, ...]) -> None:
+        self.specs = specs
+        self._requests, self._producer_end = socket.socketpair()
+
+    def take_request_socket(self) -> int:
+        """The producer's end of the request channel, as a descriptor the C# side now owns (once)."""
+        end, self._producer_end = self._producer_end, None
+        if end is None:
+            raise RuntimeError("the request socket was taken already")
+        return end.detach()
+
+    def stop_socket(self) -> int:
+        """A descriptor (owned by the caller) on which writing -1 stops the producer."""
+        return self._requests.dup().detach()
+
+    def generate(self) -> Iterator[Any]:
+        """One pass: ask the C# thread for the batches and yield them as they arrive."""
+        reader_end, writer_end = socket.socketpair()
+        try:
+            self._requests.sendall(struct.pack("<i", writer_end.fileno()))
+            writer_end.detach()  # the C# thread owns and closes it
+        except OSError:
+            reader_end.close()
+            writer_end.close()
+            raise
+        with reader_end, reader_end.makefile("rb") as reader:
+            for index in itertools.count():
+                reader_end.sendall(b"n")  # one batch per request: C# makes the next batch only when asked
+                parts = _read_batch(reader)
+                if parts is None:
+                    return
+                yield _checked(parts, self.specs, index)
+
+    def close(self) -> None:
+        """Tell the C# thread to stop (it ends after its current pass) and release the request channel."""
+        with contextlib.suppress(OSError):
+            self._requests.sendall(struct.pack("<i", -1))
+        self._requests.close()
+        if self._producer_end is not None:
+            self._producer_end.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _read_exact(reader: Any, count: int) -> bytes:
+    data = reader.read(count)
+    if len(data) != count:
+        raise RuntimeError("the C# batch producer stopped in the middle of a pass (its runtime was shut down?)")
+    return data
+
+
+def _read_batch(reader: Any) -> list[np.ndarray] | None:
+    """One batch from the socket, None at the end of the pass; a C# error is raised here."""
+    (count,) = struct.unpack("<i", _read_exact(reader, 4))
+    if count == 0:
+        return None
+    if count < 0:
+        argument, length = struct.unpack("<ii", _read_exact(reader, 8))
+        message = _read_exact(reader, length).decode("utf-8")
+        raise (ValueError if argument else RuntimeError)(message)
+    parts = []
+    for _ in range(count):
+        code, rank = struct.unpack("<ii", _read_exact(reader, 8))
+        shape = struct.unpack(f"<{rank}q", _read_exact(reader, 8 * rank))
+        part = np.empty(shape, STREAM_DTYPES[code])
+        view = memoryview(part).cast("B")
+        done = 0
+        while done < part.nbytes:
+            n = reader.readinto(view[done:])
+            if not n:
+                raise RuntimeError("the C# batch producer stopped in the middle of a batch")
+            done += n
+        parts.append(part)
+    return parts
+
+
+def host_stream(signature: Sequence[tuple[Sequence[int], str]]) -> HostStream:
+    """A HostStream for batches of the given per-part (shape, dtype) signature."""
+    return HostStream(_specs(signature))
+
+
+def from_host_stream(stream: HostStream) -> tf.data.Dataset:
+    """A generator dataset over `stream`: a new C# enumeration per pass, read `STREAM_READ_AHEAD` batches ahead."""
+    specs = stream.specs
+    dataset = tf.data.Dataset.from_generator(stream.generate, output_signature=specs if len(specs) > 1 else specs[0])
+    return dataset.prefetch(STREAM_READ_AHEAD)
+
+
+@contextlib.contextmanager
+def unchanged_on_error(model: Any) -> Iterator[None]:
+    """Every weight, optimizer variable and the train counter back to their values when the body raises a data
+    error (TensorFlow's OpError, ValueError, TypeError).
+
+    A dataset is read while it trains, so a bad batch (a C# batch of the wrong shape, a failing map) can stop a fit
+    after some steps; restoring keeps the bridge's rule that bad input changes nothing. Other exceptions (a callback
+    that throws, an interrupt) leave the steps done, as array fit does. A built model's optimizer is built first (as
+    `load_weights` does), so its variables are part of the snapshot.
+    """
+    optimizer = getattr(model, "optimizer", None)
+    if model.built and optimizer is not None and not getattr(optimizer, "built", True):
+        optimizer.build(model.trainable_variables)
+    snapshot = model._variables_snapshot()
+    counter = int(model._train_counter.numpy())
+    try:
+        yield
+    except (tf.errors.OpError, ValueError, TypeError):
+        model._restore_variables(snapshot)
+        model._train_counter.assign(counter)
+        raise
+
+
 def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, initial_epoch: int = 0,
-                steps_per_epoch: int | None = None, validation_data: Any = None) -> dict[str, Any]:
-    """`model.fit(dataset, ...)`; returns {"history": {name: [float per epoch]}, "epoch": [int]} as the bridge's fit."""
+                steps_per_epoch: int | None = None, validation_data: Any = None,
+                callbacks: Sequence[Any] | None = None) -> dict[str, Any]:
+    """`model.fit(dataset, ...)`; returns {"history": {name: [float per epoch]}, "epoch": [int]} as the bridge's fit.
+
+    `callbacks` are those of the array path (host callbacks for C# objects, Keras callbacks built from specs).
+    """
     from tfnet_train.bridge.models import _check_model
 
+    model = _check_model(model)
     check_element(dataset, (2, 3), "dataset")
     if validation_data is not None:
         check_element(validation_data, (2, 3), "validation_data")
-    history = _check_model(model).fit(dataset, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch,
-                                      shuffle=False, steps_per_epoch=steps_per_epoch, validation_data=validation_data)
+    with unchanged_on_error(model):
+        history = model.fit(dataset, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
+                            steps_per_epoch=steps_per_epoch, validation_data=validation_data,
+                            callbacks=None if callbacks is None else list(callbacks))
     return {
         "history": {name: [float(v) for v in values] for name, values in history.history.items()},
         "epoch": [int(e) for e in history.epoch],
     }
+
+
+def predict_dataset(model: Any, dataset: Any, steps: int | None = None) -> list[tf.Tensor]:
+    """`model.predict(dataset)`, silent: one eager tensor per model output (a single output is a one-item list)."""
+    from tfnet_train.bridge.models import _check_model
+
+    check_element(dataset, (1, 2, 3), "dataset")
+    out = _check_model(model).predict(dataset, verbose=0, steps=steps)
+    return [tf.convert_to_tensor(o) for o in (out if isinstance(out, list | tuple) else [out])]
+
+
+def image_dataset_from_directory(directory: str, image_size: Sequence[int] | None = None,
+                                 **kwargs: Any) -> dict[str, Any]:
+    """`keras.utils.image_dataset_from_directory` (silent) with its class names: {"dataset", "class_names"}.
+
+    `image_size` may be any (height, width) sequence (Keras's default 256x256 when None); a missing folder is a
+    FileNotFoundError naming it; a split into both subsets at once (``subset="both"``) is not offered.
+    """
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"directory must be an existing folder of class sub-folders; got {directory!r}")
+    if kwargs.get("subset") == "both":
+        raise ValueError('subset must be "training", "validation" or None; got "both"')
+    if image_size is not None:
+        kwargs["image_size"] = tuple(int(d) for d in image_size)
+    dataset = keras.utils.image_dataset_from_directory(directory, verbose=False, **_check_kwargs("dataset", kwargs))
+    return {"dataset": dataset, "class_names": [str(n) for n in dataset.class_names]}

@@ -37,18 +37,37 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>
         /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to Keras
-        /// through a Python generator. The batches are enumerated once, when the dataset is made, and held in Python
-        /// (every pass yields them again). The first batch fixes dtypes and per-batch shapes (the batch dimension
-        /// may vary); a later batch that differs is a TfNetTrainArgumentException here, before any model sees it.
+        /// through a Python generator. Streamed (<paramref name="materialize"/> false): each pass over the dataset
+        /// (an epoch, an evaluate, a predict) calls <c>GetEnumerator()</c> again on a producer thread of the
+        /// library and takes one batch each time tf.data asks for one (two read ahead); nothing is held. The
+        /// enumerator must produce plain NDArrays and not call TfNetTrain (refused with InvalidOperationException).
+        /// Materialised (true): the batches are enumerated once, here, all checked before any model sees them, and
+        /// held in Python. The default (null) streams, except on Mono without MONO_THREADS_SUSPEND=preemptive, where
+        /// a .NET collection during a pass can deadlock (docs/bridge.md) and the batches are held. Either way the first
+        /// batch, read here, fixes dtypes and per-batch shapes (the batch dimension may vary); a later batch that
+        /// differs is a TfNetTrainArgumentException.
         /// </summary>
-        public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches)
+        public IDatasetV2 from_generator(IEnumerable<NDArray[]> batches, bool? materialize = null)
         {
             if (batches == null) throw new ArgumentNullException(nameof(batches));
-            NDArray[] first = batches.FirstOrDefault();
-            if (first == null || first.Length == 0 || first.Any(a => a == null))
-                throw new TfNetTrainArgumentException(nameof(batches), "must yield at least one batch of non-null arrays");
+            NDArray[] first;
+            using (var e = batches.GetEnumerator()) first = e.MoveNext() ? e.Current : null;
+            if (first == null || first.Length == 0 || first.Length > 3 || first.Any(a => a == null))
+                throw new TfNetTrainArgumentException(nameof(batches), "must yield at least one batch of 1 to 3 non-null arrays (x, y, sample_weight)");
+            HostBatchStream.Check(first, first, 0, nameof(batches));
             PythonRuntime runtime = Face.Runtime;
             var signature = first.Select(a => new object[] { Enumerable.Repeat(-1, 1).Concat(a.Shape.Skip(1)).ToArray(), a.DType.NumpyName() }).ToList();
+            if (!(materialize ?? StreamingMayDeadlock))
+            {
+                return Face.Run(runtime, f =>
+                {
+                    using (var pySignature = Face.ToPython(signature))
+                    using (var stream = HostBatchStream.Start(f, batches, first, pySignature))
+                    {
+                        return (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "datasets", "from_host_stream", new object[] { new PyObjectBox(stream) }));
+                    }
+                });
+            }
             return Face.Run(runtime, f =>
             {
                 using (var list = new PyList())
@@ -56,16 +75,7 @@ namespace TfNetTrain.TensorFlowNet
                     int index = 0;
                     foreach (NDArray[] batch in batches)
                     {
-                        if (batch == null || batch.Length != first.Length || batch.Any(a => a == null))
-                            throw new TfNetTrainArgumentException(nameof(batches), $"batch {index} must hold {first.Length} non-null arrays");
-                        for (int part = 0; part < batch.Length; part++)
-                        {
-                            NDArray a = batch[part], f0 = first[part];
-                            if (a.DType != f0.DType || a.Rank != f0.Rank || !a.Shape.Skip(1).SequenceEqual(f0.Shape.Skip(1)))
-                                throw new TfNetTrainArgumentException(nameof(batches),
-                                    $"batch {index} part {part} is {a.DType.NumpyName()} {NDArray.FormatShape(a.ShapeNoCopy)}; the first batch fixed " +
-                                    $"{f0.DType.NumpyName()} (n{string.Concat(f0.Shape.Skip(1).Select(d => ", " + d))})");
-                        }
+                        HostBatchStream.Check(batch, first, index, nameof(batches));
                         var arrays = batch.Select(ArrayExchange.ToNumpy).ToArray();
                         try
                         {
@@ -81,6 +91,15 @@ namespace TfNetTrain.TensorFlowNet
                 }
             });
         }
+
+        /// <summary>
+        /// Mono in its default (hybrid) or cooperative thread-suspend mode: streaming large batches hung there, as a
+        /// .NET collection started by the producer thread waits for the Python worker to reach a safepoint while the
+        /// worker waits inside Python (a call Mono evidently does not count as safe) for that producer's next batch. Preemptive suspend (MONO_THREADS_SUSPEND=preemptive)
+        /// stops the worker wherever it is, and .NET (CoreCLR) treats native calls as safe.
+        /// </summary>
+        private static readonly bool StreamingMayDeadlock = Type.GetType("Mono.Runtime") != null
+            && !string.Equals(Environment.GetEnvironmentVariable("MONO_THREADS_SUSPEND"), "preemptive", StringComparison.OrdinalIgnoreCase);
 
         private static IDatasetV2 Slices(NDArray[] arrays)
         {
@@ -123,14 +142,21 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>The Python tf.data.Dataset (GIL held only).</summary>
         PyObject PythonObject { get; }
+
+        /// <summary>Class names in label order (image_dataset_from_directory; kept by shuffle, batch, ...), else null.</summary>
+        string[] class_names { get; set; }
     }
 
     /// <summary>A tf.data.Dataset held from C#.</summary>
     public sealed class DatasetV2 : PythonHandle, IDatasetV2
     {
-        internal DatasetV2(PythonRuntime runtime, PyObject dataset) : base(runtime, dataset)
+        internal DatasetV2(PythonRuntime runtime, PyObject dataset, string[] classNames = null) : base(runtime, dataset)
         {
+            class_names = classNames;
         }
+
+        /// <summary>Class names in label order (image_dataset_from_directory; kept by shuffle, batch, ...), else null.</summary>
+        public string[] class_names { get; set; }
 
         public IDatasetV2 shuffle(int buffer_size, int? seed = null, bool reshuffle_each_iteration = true)
         {
@@ -160,7 +186,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             var kwargs = new List<KeyValuePair<string, object>>();
             for (int i = 0; i + 1 < namesAndValues.Length; i += 2) kwargs.Add(new KeyValuePair<string, object>((string)namesAndValues[i], namesAndValues[i + 1]));
-            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) })));
+            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) }), class_names));
         }
 
         /// <summary>"DatasetV2".</summary>

@@ -24,6 +24,7 @@ namespace TfNetTrain.TensorFlowNet
         public LossesApi losses { get; } = new LossesApi();
         public MetricsApi metrics { get; } = new MetricsApi();
         public DatasetsApi datasets { get; } = new DatasetsApi();
+        public PreprocessingApi preprocessing { get; } = new PreprocessingApi();
 
         /// <summary>An empty (or pre-filled) Sequential model; <see cref="Sequential.add"/> appends layers.</summary>
         public Sequential Sequential(List<ILayer> layers = null, string name = null) => new Sequential(layers, name);

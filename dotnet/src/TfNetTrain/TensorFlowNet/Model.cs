@@ -52,24 +52,37 @@ namespace TfNetTrain.TensorFlowNet
                              sample_weight, initial_epoch, null, validation_data?.Item1, validation_data?.Item2, 1, class_weight);
         }
 
-        /// <summary>Trains on a dataset of (x, y) or (x, y, sample_weight) batches.</summary>
-        public History fit(IDatasetV2 dataset, int epochs = 1, int verbose = 1, IDatasetV2 validation_data = null, int initial_epoch = 0,
-                           int steps_per_epoch = -1)
+        /// <summary>
+        /// Trains on a dataset of (x, y) or (x, y, sample_weight) batches (TF.NET's argument order).
+        /// <paramref name="callbacks"/> receive the same hooks with the same logs as on the array path (C#
+        /// <see cref="ICallback"/>s and <see cref="KerasCallback"/> specs, in list order). The dataset is batched
+        /// already, so <paramref name="batch_size"/> must stay -1.
+        /// </summary>
+        public History fit(IDatasetV2 dataset, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                           IDatasetV2 validation_data = null, int initial_epoch = 0, int steps_per_epoch = -1)
         {
+            if (batch_size != -1)
+                throw new TfNetTrainArgumentException(nameof(batch_size), $"a dataset is batched already (dataset.batch(n)): leave batch_size at -1; got {batch_size}");
             CheckDataset(dataset, nameof(dataset), 2, 3);
             if (validation_data != null) CheckDataset(validation_data, nameof(validation_data), 2, 3);
-            return Model.Runtime.Run(() =>
+            TfNetTrain.Model model = Model;
+            var hooks = new FitCallbacks(callbacks, model);
+            return model.Runtime.Run(() =>
             {
-                var f = Model.Runtime.Facade;
-                var kwargs = new Dictionary<string, object>
+                var f = model.Runtime.Facade;
+                using (var pyCallbacks = hooks.ToPython(f))
                 {
-                    { "epochs", epochs }, { "verbose", verbose }, { "initial_epoch", initial_epoch },
-                    { "steps_per_epoch", steps_per_epoch > 0 ? (object)steps_per_epoch : null },
-                    { "validation_data", validation_data == null ? null : new PyObjectBox(validation_data.PythonObject) },
-                };
-                using (var result = Face.Invoke(f, "datasets", "fit_dataset", new object[] { new PyObjectBox(Model.PythonObject), new PyObjectBox(dataset.PythonObject) }, kwargs))
-                {
-                    return TfNetTrain.Model.ReadHistory(result);
+                    var kwargs = new Dictionary<string, object>
+                    {
+                        { "epochs", epochs }, { "verbose", verbose }, { "initial_epoch", initial_epoch },
+                        { "steps_per_epoch", steps_per_epoch > 0 ? (object)steps_per_epoch : null },
+                        { "validation_data", validation_data == null ? null : new PyObjectBox(validation_data.PythonObject) },
+                        { "callbacks", new PyObjectBox(pyCallbacks) },
+                    };
+                    using (var result = Face.Invoke(f, "datasets", "fit_dataset", new object[] { new PyObjectBox(model.PythonObject), new PyObjectBox(dataset.PythonObject) }, kwargs))
+                    {
+                        return TfNetTrain.Model.ReadHistory(result);
+                    }
                 }
             });
         }
@@ -93,25 +106,30 @@ namespace TfNetTrain.TensorFlowNet
             });
         }
 
-        /// <summary>The model's output for every sample (one output).</summary>
-        public Tensor predict(NDArray x, int batch_size = -1, int verbose = 0)
+        /// <summary>
+        /// The model's outputs for every sample, one tensor per model output (TF.NET's <c>Tensors</c>); a
+        /// single-output model's result converts to <see cref="Tensor"/> implicitly.
+        /// </summary>
+        public Tensors predict(NDArray x, int batch_size = -1, int verbose = 0)
         {
-            return Binding.tf.constant(Model.Predict(x, batch_size > 0 ? (int?)batch_size : null));
+            IList<NDArray> outputs = Model.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
+            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
         }
 
-        /// <summary>The model's output for every element of a dataset (x or (x, y) batches).</summary>
-        public Tensor predict(IDatasetV2 dataset, int verbose = 0)
+        /// <summary>The model's outputs for every element of a dataset (x, (x, y) or (x, y, sample_weight) batches), one tensor per output.</summary>
+        public Tensors predict(IDatasetV2 dataset, int verbose = 0, int steps = -1)
         {
             CheckDataset(dataset, nameof(dataset), 1, 2, 3);
-            NDArray result = Model.Runtime.Run(() =>
+            TfNetTrain.Model model = Model;
+            return model.Runtime.Run(() =>
             {
-                using (var outputs = Model.Runtime.Facade["predict"].Invoke(Model.PythonObject, dataset.PythonObject))
-                using (var first = outputs[0])
+                using (var outputs = Face.Invoke(model.Runtime.Facade, "datasets", "predict_dataset",
+                           new object[] { new PyObjectBox(model.PythonObject), new PyObjectBox(dataset.PythonObject) },
+                           new Dictionary<string, object> { { "steps", steps > 0 ? (object)steps : null } }))
                 {
-                    return ArrayExchange.FromNumpy(first);
+                    return new Tensors(Tensor.WrapList(model.Runtime, outputs));
                 }
             });
-            return Binding.tf.constant(result);
         }
 
         /// <summary>Prints the Keras summary (also returned).</summary>

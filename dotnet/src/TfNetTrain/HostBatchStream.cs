@@ -1,0 +1,310 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using System.Runtime.InteropServices;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>
+    /// Streams batches a C# program produces into a tf.data generator (tfnet_train.bridge.datasets.HostStream), one
+    /// at a time, through Unix sockets. A background thread of its own waits for each pass the generator starts, then
+    /// writes every batch of a fresh enumeration (each checked against the first) into that pass's socket.
+    /// <para>
+    /// Why sockets and a thread of our own: TensorFlow runs dataset generators on its own threads. Had they called
+    /// the C# enumerator, each would be attached to the .NET runtime for good (on Mono an AppDomain holding such
+    /// threads cannot be unloaded: NUnit's runner hung at the end). Had this thread handed batches over through
+    /// Python objects, it would take the GIL beside the Python worker, and on Mono a Python garbage collection on
+    /// this thread freeing a .NET object could stop for a .NET collection that waits on a thread waiting for that
+    /// GIL (seen as a hang). With sockets, TensorFlow's threads only read, this thread never touches Python, and the
+    /// enumerator runs without the GIL.
+    /// </para>
+    /// The thread ends when the Python stream is released (every dataset made from it gone) or when the runtime
+    /// shuts down (<see cref="StopAll"/>).
+    /// </summary>
+    internal sealed class HostBatchStream
+    {
+        private static readonly object Registry = new object();
+        private static readonly List<HostBatchStream> Live = new List<HostBatchStream>();
+
+        [ThreadStatic] private static int _producing;
+
+        private readonly IEnumerable<NDArray[]> _batches;
+        private readonly NDArray[] _first;
+        private readonly UnixSocket _requests;
+        private readonly UnixSocket _stop;
+        private readonly Thread _thread;
+        private byte[] _buffer = new byte[1 << 16];
+        private volatile bool _stopping;
+
+        /// <summary>Creates the Python stream (GIL held, on the Python thread), starts the producer and returns the stream.</summary>
+        internal static PyObject Start(BridgeFacade f, IEnumerable<NDArray[]> batches, NDArray[] first, PyObject signature)
+        {
+            PyObject stream = f["datasets"].InvokeMethod("host_stream", signature);
+            try
+            {
+                int requestRead, stopWrite;
+                using (var r = stream.InvokeMethod("take_request_socket")) requestRead = r.As<int>();
+                using (var w = stream.InvokeMethod("stop_socket")) stopWrite = w.As<int>();
+                var producer = new HostBatchStream(batches, first, requestRead, stopWrite);
+                lock (Registry) Live.Add(producer);
+                producer._thread.Start();
+                return stream;
+            }
+            catch
+            {
+                stream.Dispose();
+                throw;
+            }
+        }
+
+        private HostBatchStream(IEnumerable<NDArray[]> batches, NDArray[] first, int requestRead, int stopWrite)
+        {
+            _batches = batches;
+            _first = first;
+            _requests = new UnixSocket(requestRead);
+            _stop = new UnixSocket(stopWrite);
+            _thread = new Thread(Loop) { Name = "TfNetTrain batch producer", IsBackground = true };
+        }
+
+        /// <summary>True on a thread that is running a C# batch enumerator for Python.</summary>
+        internal static bool IsProducing => _producing > 0;
+
+        /// <summary>Stops every producer thread (each ends after its current batch) and waits a little for them.</summary>
+        internal static void StopAll()
+        {
+            List<HostBatchStream> streams;
+            lock (Registry) streams = Live.ToList();
+            foreach (var s in streams) s.RequestStop();
+            foreach (var s in streams)
+            {
+                if (Thread.CurrentThread != s._thread) s._thread.Join(TimeSpan.FromSeconds(2));
+            }
+        }
+
+        private void RequestStop()
+        {
+            _stopping = true;
+            try
+            {
+                lock (_stop) _stop.Write(BitConverter.GetBytes(-1), 4);
+            }
+            catch (Exception e) when (e is PeerClosedException || e is ObjectDisposedException)
+            {
+            }
+        }
+
+        private void Loop()
+        {
+            try
+            {
+                var request = new byte[4];
+                while (!_stopping && _requests.ReadExactly(request))
+                {
+                    int fd = BitConverter.ToInt32(request, 0);
+                    if (fd < 0) break;
+                    try
+                    {
+                        using (var output = new UnixSocket(fd)) RunPass(output);
+                    }
+                    catch (PeerClosedException)
+                    {
+                        // the pass was left early (its reader closed its socket)
+                    }
+                }
+            }
+            finally
+            {
+                _requests.Dispose();
+                lock (_stop) _stop.Dispose();
+                lock (Registry) Live.Remove(this);
+            }
+        }
+
+        private void RunPass(UnixSocket output)
+        {
+            IEnumerator<NDArray[]> enumerator = null;
+            try
+            {
+                enumerator = Produce(() => _batches.GetEnumerator());
+                var credit = new byte[1];
+                for (int index = 0; !_stopping; index++)
+                {
+                    if (!output.ReadExactly(credit)) throw new PeerClosedException(); // one batch per request: lazy
+                    IEnumerator<NDArray[]> e = enumerator;
+                    NDArray[] batch = Produce(() => e.MoveNext() ? e.Current : null);
+                    if (batch == null) break;
+                    Check(batch, _first, index, "batches");
+                    WriteBatch(output, batch);
+                }
+                output.Write(BitConverter.GetBytes(0), 4);
+            }
+            catch (PeerClosedException)
+            {
+                throw;
+            }
+            catch (Exception error)
+            {
+                bool argument = error is ArgumentException || error is TfNetTrainArgumentException || error is InvalidCastException;
+                byte[] message = System.Text.Encoding.UTF8.GetBytes($"the C# batches failed: {error.GetType().Name}: {error.Message}");
+                var frame = new MemoryStream();
+                frame.Write(BitConverter.GetBytes(-1), 0, 4);
+                frame.Write(BitConverter.GetBytes(argument ? 1 : 0), 0, 4);
+                frame.Write(BitConverter.GetBytes(message.Length), 0, 4);
+                frame.Write(message, 0, message.Length);
+                output.Write(frame.GetBuffer(), (int)frame.Length);
+            }
+            finally
+            {
+                if (enumerator != null) Produce(() => { enumerator.Dispose(); return 0; });
+            }
+        }
+
+        private void WriteBatch(UnixSocket output, NDArray[] batch)
+        {
+            var header = new MemoryStream();
+            header.Write(BitConverter.GetBytes(batch.Length), 0, 4);
+            output.Write(header.GetBuffer(), (int)header.Length);
+            foreach (NDArray part in batch)
+            {
+                int[] shape = part.ShapeNoCopy;
+                header.SetLength(0);
+                header.Write(BitConverter.GetBytes((int)part.DType), 0, 4);
+                header.Write(BitConverter.GetBytes(shape.Length), 0, 4);
+                foreach (int d in shape) header.Write(BitConverter.GetBytes((long)d), 0, 8);
+                output.Write(header.GetBuffer(), (int)header.Length);
+                int itemSize = part.DType == DType.Float32 || part.DType == DType.Int32 ? 4 : 8;
+                long total = (long)part.Size * itemSize;
+                for (long offset = 0; offset < total; offset += _buffer.Length)
+                {
+                    int count = (int)Math.Min(_buffer.Length, total - offset);
+                    Buffer.BlockCopy(part.Data, (int)offset, _buffer, 0, count);
+                    output.Write(_buffer, count);
+                }
+            }
+        }
+
+        /// <summary>
+        /// TfNetTrainArgumentException unless <paramref name="batch"/> has the first batch's part count, dtypes and
+        /// per-sample shapes, and all its parts the same number of rows.
+        /// </summary>
+        internal static void Check(NDArray[] batch, NDArray[] first, int index, string paramName)
+        {
+            if (batch == null || batch.Length != first.Length || batch.Any(a => a == null))
+                throw new TfNetTrainArgumentException(paramName, $"batch {index} must hold {first.Length} non-null arrays");
+            for (int part = 0; part < batch.Length; part++)
+            {
+                NDArray a = batch[part], f0 = first[part];
+                if (a.Rank == 0)
+                    throw new TfNetTrainArgumentException(paramName, $"batch {index} part {part} must have a batch dimension; got a scalar");
+                if (a.DType != f0.DType || a.Rank != f0.Rank || !a.ShapeNoCopy.Skip(1).SequenceEqual(f0.ShapeNoCopy.Skip(1)))
+                    throw new TfNetTrainArgumentException(paramName,
+                        $"batch {index} part {part} is {a.DType.NumpyName()} {NDArray.FormatShape(a.ShapeNoCopy)}; the first batch fixed " +
+                        $"{f0.DType.NumpyName()} (n{string.Concat(f0.ShapeNoCopy.Skip(1).Select(d => ", " + d))})");
+                if (a.Dim(0) != batch[0].Dim(0))
+                    throw new TfNetTrainArgumentException(paramName,
+                        $"batch {index} part {part} has {a.Dim(0)} rows but part 0 has {batch[0].Dim(0)}");
+            }
+        }
+
+        private static T Produce<T>(Func<T> body)
+        {
+            _producing++;
+            try
+            {
+                return body();
+            }
+            finally
+            {
+                _producing--;
+            }
+        }
+    }
+
+    /// <summary>The Python end of a stream socket was closed (a pass left early, or the stream released).</summary>
+    internal sealed class PeerClosedException : Exception
+    {
+        public PeerClosedException(string message = "the reader has gone") : base(message)
+        {
+        }
+    }
+
+    /// <summary>
+    /// One end of a Unix socket pair, read and written with libc's recv/send (no SIGPIPE: a closed peer is a
+    /// PeerClosedException). Raw descriptors because Mono's FileStream refuses descriptors it did not open.
+    /// </summary>
+    internal sealed class UnixSocket : IDisposable
+    {
+        private const int MsgNoSignal = 0x4000, EINTR = 4;
+        private int _fd;
+
+        public UnixSocket(int fd)
+        {
+            _fd = fd;
+        }
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern IntPtr send(int fd, IntPtr buffer, UIntPtr length, int flags);
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern IntPtr recv(int fd, IntPtr buffer, UIntPtr length, int flags);
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern int close(int fd);
+
+        /// <summary>Writes all of buffer[0..count).</summary>
+        public void Write(byte[] buffer, int count)
+        {
+            var pin = GCHandle.Alloc(buffer, GCHandleType.Pinned);
+            try
+            {
+                IntPtr start = pin.AddrOfPinnedObject();
+                for (int done = 0; done < count;)
+                {
+                    long n = send(_fd, start + done, (UIntPtr)(uint)(count - done), MsgNoSignal).ToInt64();
+                    if (n < 0)
+                    {
+                        int errno = Marshal.GetLastWin32Error();
+                        if (errno == EINTR) continue;
+                        throw new PeerClosedException($"send failed (errno {errno}): the reader has gone");
+                    }
+                    done += (int)n;
+                }
+            }
+            finally
+            {
+                pin.Free();
+            }
+        }
+
+        /// <summary>Fills <paramref name="into"/>; false at end of stream.</summary>
+        public bool ReadExactly(byte[] into)
+        {
+            var pin = GCHandle.Alloc(into, GCHandleType.Pinned);
+            try
+            {
+                IntPtr start = pin.AddrOfPinnedObject();
+                for (int done = 0; done < into.Length;)
+                {
+                    long n = recv(_fd, start + done, (UIntPtr)(uint)(into.Length - done), 0).ToInt64();
+                    if (n < 0 && Marshal.GetLastWin32Error() == EINTR) continue;
+                    if (n <= 0) return false;
+                    done += (int)n;
+                }
+                return true;
+            }
+            finally
+            {
+                pin.Free();
+            }
+        }
+
+        public void Dispose()
+        {
+            if (_fd >= 0) close(_fd);
+            _fd = -1;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Linq;
+
+namespace TfNetTrain.TensorFlowNet
+{
+    /// <summary>
+    /// One tensor or several (TF.NET's <c>Tensors</c>): what <c>predict</c> returns, one tensor per model output.
+    /// A single tensor converts to <see cref="Tensor"/> implicitly, so single-output code reads as before
+    /// (<c>Tensor y = model.predict(x)</c>, <c>model.predict(x).numpy()</c>); with several outputs index it or
+    /// enumerate it.
+    /// </summary>
+    public sealed class Tensors : IReadOnlyList<Tensor>, IDisposable
+    {
+        private readonly Tensor[] _items;
+
+        /// <summary>The given tensors, in order.</summary>
+        public Tensors(params Tensor[] tensors)
+        {
+            if (tensors == null) throw new ArgumentNullException(nameof(tensors));
+            for (int i = 0; i < tensors.Length; i++)
+                if (tensors[i] == null) throw new ArgumentNullException(nameof(tensors), $"tensors[{i}] is null");
+            _items = (Tensor[])tensors.Clone();
+        }
+
+        /// <summary>Number of tensors.</summary>
+        public int Length => _items.Length;
+
+        /// <inheritdoc/>
+        public int Count => _items.Length;
+
+        /// <summary>Tensor <paramref name="index"/> (model output <paramref name="index"/>).</summary>
+        public Tensor this[int index] => _items[index];
+
+        /// <summary>The only tensor; an InvalidOperationException when there are several (index them instead).</summary>
+        public Tensor Single
+        {
+            get
+            {
+                if (_items.Length != 1)
+                    throw new InvalidOperationException($"Tensors holds {_items.Length} tensors, not one: index it (tensors[i]) or enumerate it");
+                return _items[0];
+            }
+        }
+
+        /// <summary>True when there is exactly one tensor.</summary>
+        public bool IsSingle() => _items.Length == 1;
+
+        /// <summary>The value of the only tensor, copied into C# (see <see cref="Single"/>).</summary>
+        public NDArray numpy() => Single.numpy();
+
+        /// <summary>The shape of the first tensor.</summary>
+        public Shape shape => _items[0].shape;
+
+        /// <summary>The dtype of the first tensor.</summary>
+        public TF_DataType dtype => _items[0].dtype;
+
+        /// <inheritdoc/>
+        public IEnumerator<Tensor> GetEnumerator() => ((IEnumerable<Tensor>)_items).GetEnumerator();
+
+        IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
+
+        public static implicit operator Tensors(Tensor tensor) => tensor == null ? null : new Tensors(tensor);
+
+        public static implicit operator Tensors(Tensor[] tensors) => tensors == null ? null : new Tensors(tensors);
+
+        /// <summary>The only tensor (an InvalidOperationException when there are several).</summary>
+        public static implicit operator Tensor(Tensors tensors) => tensors?.Single;
+
+        public static implicit operator Tensor[](Tensors tensors) => tensors?._items.ToArray();
+
+        /// <summary>Releases every tensor.</summary>
+        public void Dispose()
+        {
+            foreach (var t in _items) t.Dispose();
+        }
+
+        /// <summary>The tensor, or "N Tensors: ...".</summary>
+        public override string ToString() => _items.Length == 1 ? _items[0].ToString() : $"{_items.Length} Tensors: " + string.Join("; ", _items.Select(t => t.ToString()));
+    }
+}

@@ -1,0 +1,155 @@
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using NUnit.Framework;
+using TfNetTrain.TensorFlowNet;
+using static TfNetTrain.TensorFlowNet.Binding;
+using static TfNetTrain.TensorFlowNet.KerasApi;
+
+namespace TfNetTrain.Tests
+{
+    /// <summary>
+    /// C#-produced batches streamed into fit/evaluate/predict: read lazily, once per pass, on a thread of their own;
+    /// bad batches, bad datasets and failing enumerators give typed exceptions and leave the model unchanged.
+    /// </summary>
+    [TestFixture]
+    public class TensorFlowNetStreamTests
+    {
+        /// <summary>Batches of rows of x (and y), counting enumerations and batches made; optional faults.</summary>
+        private sealed class Batches : IEnumerable<NDArray[]>
+        {
+            private readonly NDArray _x, _y;
+            private readonly int _size;
+            public int Enumerations;
+            public int Made;            // batches made in the current pass
+            public readonly List<int> ProducerThreads = new List<int>();
+            public int BadAt = -1;      // this batch gets 5 features instead of 4
+            public int ThrowAt = -1;    // the enumerator throws an IOException here
+            public Action CallFromEnumerator;
+
+            public Batches(NDArray x, NDArray y, int size) { _x = x; _y = y; _size = size; }
+
+            public IEnumerator<NDArray[]> GetEnumerator()
+            {
+                Interlocked.Increment(ref Enumerations);
+                Made = 0;
+                float[] xs = _x.ToArray<float>();
+                long[] ys = _y?.ToArray<long>();
+                int rows = _x.Dim(0), width = _x.Dim(1);
+                for (int start = 0, index = 0; start < rows; start += _size, index++)
+                {
+                    lock (ProducerThreads) ProducerThreads.Add(Thread.CurrentThread.ManagedThreadId);
+                    if (index == ThrowAt) throw new IOException("the database went away");
+                    CallFromEnumerator?.Invoke();
+                    int n = Math.Min(_size, rows - start);
+                    int w = index == BadAt ? width + 1 : width;
+                    var xb = new NDArray(xs.Skip(start * width).Take(n * width).Concat(new float[n * (w - width)]).ToArray(), n, w);
+                    Made++;
+                    yield return ys == null ? new[] { xb } : new[] { xb, new NDArray(ys.Skip(start).Take(n).ToArray(), n) };
+                }
+            }
+
+            IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
+        }
+
+        /// <summary>At every batch end, how many batches the enumerator had made in this pass.</summary>
+        private sealed class MadeAtBatchEnd : CallbackBase
+        {
+            private readonly Batches _batches;
+            public readonly List<(long, int)> Seen = new List<(long, int)>();
+
+            public MadeAtBatchEnd(Batches batches) { _batches = batches; }
+
+            public override void OnTrainBatchEnd(long batch, IDictionary<string, float> logs) => Seen.Add((batch, _batches.Made));
+        }
+
+        private static Sequential Compiled(IList<NDArray> weights = null)
+        {
+            var model = keras.Sequential();
+            model.add(keras.layers.Dense(8, activation: "relu", input_shape: 4));
+            model.add(keras.layers.Dense(3));
+            if (weights != null) model.set_weights(weights);
+            model.compile(keras.optimizers.Adam(0.01f), keras.losses.SparseCategoricalCrossentropy(from_logits: true), new[] { "accuracy" });
+            return model;
+        }
+
+        [Test]
+        public void BatchesAreReadLazilyOncePerPassOffTheCallingThread()
+        {
+            NDArray x = Data.Uniform(51, 120, 4), y = Data.Labels(52, 120, 3);
+            var batches = new Batches(x, y, 4);
+            var dataset = tf.data.Dataset.from_generator(batches, materialize: false);
+            Assert.AreEqual(1, batches.Enumerations, "the first batch is read once, for the signature");
+            batches.ProducerThreads.Clear();
+            List<NDArray> w0;
+            using (var reference = Compiled()) w0 = reference.get_weights();
+            using (var model = Compiled(w0))
+            {
+                var seen = new MadeAtBatchEnd(batches);
+                History streamed = model.fit(dataset, epochs: 2, verbose: 0, callbacks: new List<ICallback> { seen });
+                Assert.AreEqual(3, batches.Enumerations, "one enumeration per epoch");
+                Assert.AreEqual(60, seen.Seen.Count);
+                // One batch per request, two read ahead by the dataset and a few by tf.data: a bounded window, not the stream.
+                foreach (var pair in seen.Seen)
+                    Assert.LessOrEqual(pair.Item2, pair.Item1 + 6, $"at the end of batch {pair.Item1}, {pair.Item2} of 30 batches were made: not read lazily");
+                Assert.IsFalse(batches.ProducerThreads.Contains(Thread.CurrentThread.ManagedThreadId), "the enumerator runs on the producer thread");
+
+                model.evaluate(dataset, verbose: 0);
+                Tensors predicted = model.predict(tf.data.Dataset.from_generator(new Batches(x, null, 4), materialize: false));
+                Assert.AreEqual(4, batches.Enumerations, "evaluate is one more pass");
+                using (var arrays = Compiled(w0))
+                {
+                    History expected = arrays.fit(x, y, batch_size: 4, epochs: 2, verbose: 0, shuffle: false);
+                    Assert.AreEqual(expected["loss"], streamed["loss"], "same numbers as array fit");
+                    Data.AssertBitwise(arrays.predict(x, batch_size: 4).numpy(), predicted.numpy(), "predict over streamed x-only batches");
+                }
+            }
+        }
+
+        [Test]
+        public void BadBatchesAndDatasetsAreTypedAndLeaveTheModelUnchanged()
+        {
+            NDArray x = Data.Uniform(53, 24, 4), y = Data.Labels(54, 24, 3);
+            using (var model = Compiled())
+            {
+                model.fit(x, y, batch_size: 8, epochs: 1, verbose: 0); // optimizer state exists
+                List<NDArray> before = model.get_weights();
+                long counter = model.Model.TrainCounter;
+                Action unchanged = () =>
+                {
+                    List<NDArray> after = model.get_weights();
+                    for (int i = 0; i < before.Count; i++) Assert.IsTrue(before[i].BitwiseEquals(after[i]), $"weight {i} unchanged");
+                    Assert.AreEqual(counter, model.Model.TrainCounter, "train counter unchanged");
+                };
+
+                var bad = new Batches(x, y, 4) { BadAt = 3 };
+                var error = Assert.Throws<TfNetTrainArgumentException>(() => model.fit(tf.data.Dataset.from_generator(bad, materialize: false), epochs: 1, verbose: 0));
+                StringAssert.Contains("batch 3 part 0 is float32 (4, 5); the first batch fixed float32 (n, 4)", error.Message);
+                unchanged();
+                Assert.Throws<TfNetTrainArgumentException>(() => model.evaluate(tf.data.Dataset.from_generator(new Batches(x, y, 4) { BadAt = 1 }, materialize: false), verbose: 0));
+
+                var failing = Assert.Throws<TfNetTrainException>(() => model.fit(tf.data.Dataset.from_generator(new Batches(x, y, 4) { ThrowAt = 2 }, materialize: false), verbose: 0));
+                StringAssert.Contains("IOException: the database went away", failing.Message);
+                unchanged();
+
+                var calling = new Batches(x, y, 4);
+                var dataset = tf.data.Dataset.from_generator(calling, materialize: false);
+                calling.CallFromEnumerator = () => model.Model.TrainCounter.ToString();
+                var refused = Assert.Throws<TfNetTrainException>(() => model.fit(dataset, verbose: 0));
+                StringAssert.Contains("must not call TfNetTrain", refused.Message);
+                unchanged();
+
+                Assert.Throws<TfNetTrainArgumentException>(() => model.fit(tf.data.Dataset.from_tensor_slices(x).batch(4)), "x alone cannot train");
+                Assert.Throws<TfNetTrainArgumentException>(() => model.fit(tf.data.Dataset.from_tensor_slices(Data.Uniform(55, 24, 6), y).batch(4), verbose: 0));
+                unchanged();
+                Assert.Throws<TfNetTrainArgumentException>(() => tf.data.Dataset.from_generator(new[] { new[] { x, Data.Labels(56, 23, 3) } }), "rows of x and y differ");
+
+                History resumed = model.fit(tf.data.Dataset.from_generator(new Batches(x, y, 4), materialize: false), verbose: 0);
+                Assert.AreEqual(1, resumed["loss"].Count, "the model trains on after every refusal");
+            }
+        }
+    }
+}
