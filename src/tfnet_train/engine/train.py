@@ -281,6 +281,8 @@ class _ConcreteRows:
         concrete = self._concrete.get(key)
         if concrete is None:
             concrete = self._concrete[key] = self._trace(structure, leaves, batch_size, reset)
+        if hasattr(concrete, "_call_flat"):  # the key matched dtypes and shapes: skip the public call's re-binding
+            return concrete._call_flat(tensors, concrete.captured_inputs)
         return concrete(*tensors)
 
     def _trace(self, structure: Any, leaves: list[Any], batch_size: int, reset: bool) -> Any:
