@@ -25,29 +25,16 @@ import sys
 import time
 from pathlib import Path
 
+from bench_bridge import BATCH, CLASSES, FEATURES, HIDDEN, SAMPLES, _python_model  # the same model and data sizes
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / "dotnet" / "bin"
 FACE_EXE = BIN / "TfNetTrain.FaceBench.exe"
 FACE_CORECLR = BIN / "coreclr" / "TfNetTrain.FaceBench.dll"
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-FEATURES, HIDDEN, CLASSES, BATCH = 784, 128, 10, 128
-SAMPLES = 64 * BATCH
 
 
 # ----- the Python half (runs in a subprocess: `bench_tfnet_face.py --python MODE REPEATS SIZE`) ------------------
-
-
-def _python_model():  # noqa: ANN202 (imports TensorFlow lazily)
-    import keras
-
-    import tfnet_train
-    from tfnet_train import optimizers
-
-    model = tfnet_train.Sequential(
-        [keras.Input((FEATURES,)), keras.layers.Dense(HIDDEN, activation="relu"), keras.layers.Dense(CLASSES)])
-    model.compile(optimizers.SGD(learning_rate=0.01),
-                  keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
-    return model
 
 
 def python_tape(repeats: int, steps: int) -> None:

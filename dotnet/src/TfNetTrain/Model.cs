@@ -190,18 +190,7 @@ namespace TfNetTrain
             if ((validationX == null) != (validationY == null)) // one Python argument, validation_data=(x, y)
                 throw new TfNetTrainArgumentException(validationX == null ? "validationX" : nameof(validationY),
                     "validationX and validationY must be given together");
-            var dispatchers = new List<CallbackDispatcher>();
-            if (callbacks != null)
-            {
-                for (int i = 0; i < callbacks.Count; i++)
-                {
-                    if (callbacks[i] == null) throw new ArgumentNullException(nameof(callbacks), $"callbacks[{i}] is null");
-                    if (callbacks[i] is KerasCallback) continue; // built in Python below, in list order
-                    var asBase = callbacks[i] as CallbackBase;
-                    if (asBase != null) asBase.Model = this;
-                    dispatchers.Add(new CallbackDispatcher(callbacks[i]));
-                }
-            }
+            var fitCallbacks = new FitCallbacks(callbacks, this);
             return Call(f =>
             {
                 var arguments = new Dictionary<string, object>
@@ -219,30 +208,8 @@ namespace TfNetTrain
                 using (var px = x.ToPython(view: true))
                 using (var py = ArrayExchange.ViewAsNumpy(y))
                 using (var kwargs = PyConvert.Kwargs(arguments))
-                using (var hostCallbacks = new PyList())
+                using (var hostCallbacks = fitCallbacks.ToPython(f))
                 {
-                    int next = 0;
-                    foreach (var item in callbacks ?? new ICallback[0])
-                    {
-                        var spec = item as KerasCallback;
-                        if (spec != null)
-                        {
-                            using (var name = new PyString(spec.ClassName))
-                            using (var specKwargs = PyConvert.Kwargs(spec.Arguments))
-                            using (var callback = f["build_callback"].Invoke(name, specKwargs))
-                            {
-                                hostCallbacks.Append(callback);
-                            }
-                            continue;
-                        }
-                        var dispatcher = dispatchers[next++];
-                        using (var host = dispatcher.ToPython())
-                        using (var hooks = PyConvert.ToPython(dispatcher.ImplementedHooks()))
-                        using (var callback = f["host_callback"].Invoke(host, hooks))
-                        {
-                            hostCallbacks.Append(callback);
-                        }
-                    }
                     kwargs["callbacks"] = hostCallbacks;
                     if (sampleWeight != null) using (var pw = ArrayExchange.ViewAsNumpy(sampleWeight)) kwargs["sample_weight"] = pw;
                     if (validationX != null)

@@ -47,7 +47,7 @@ namespace TfNetTrain.TensorFlowNet
                 using (var dataset = result["dataset"])
                 using (var names = result["class_names"])
                 {
-                    return (IDatasetV2)new DatasetV2(runtime, dataset.NewReference(), PyConvert.ToStringList(names).ToArray());
+                    return (IDatasetV2)new DatasetV2(runtime, dataset.NewReference(), names.As<string[]>());
                 }
             });
         }
