@@ -7,6 +7,7 @@ import itertools
 import os
 import socket
 import struct
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfnet_train.bridge.specs import _check_kwargs, _unknown
+from tfnet_train.engine.data.stream import BatchStream
 
 #: The dataset methods C# may call (TF.NET's `IDatasetV2` names).
 METHODS = ("shuffle", "batch", "prefetch", "repeat", "take", "skip", "cache")
@@ -87,7 +89,18 @@ def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tupl
         for index, parts in enumerate(held):
             yield _checked(parts, specs, index)
 
-    return tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
+    dataset = tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
+    return _with_source(dataset, generate)
+
+
+#: The batch source of each dataset made from C# batches: fit reads it directly, a block of batches per compiled call
+#: (a tf.data generator element costs about a step's time; a dataset derived from it by map, batch, ... is not here).
+_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _with_source(dataset: tf.data.Dataset, passes: Any) -> tf.data.Dataset:
+    _SOURCES[dataset] = passes
+    return dataset
 
 
 #: Batches read ahead of the step that needs them, so C# makes the next batch while a step runs.
@@ -154,10 +167,14 @@ class HostStream:
         self.close()
 
 
+class HostBatchError(RuntimeError):
+    """The C# side of a batch stream failed: its enumerator threw, or the producer stopped in the middle of a pass."""
+
+
 def _read_exact(reader: Any, count: int) -> bytes:
     data = reader.read(count)
     if len(data) != count:
-        raise RuntimeError("the C# batch producer stopped in the middle of a pass (its runtime was shut down?)")
+        raise HostBatchError("the C# batch producer stopped in the middle of a pass (its runtime was shut down?)")
     return data
 
 
@@ -169,7 +186,7 @@ def _read_batch(reader: Any) -> list[np.ndarray] | None:
     if count < 0:
         argument, length = struct.unpack("<ii", _read_exact(reader, 8))
         message = _read_exact(reader, length).decode("utf-8")
-        raise (ValueError if argument else RuntimeError)(message)
+        raise (ValueError if argument else HostBatchError)(message)
     parts = []
     for _ in range(count):
         code, rank = struct.unpack("<ii", _read_exact(reader, 8))
@@ -180,7 +197,7 @@ def _read_batch(reader: Any) -> list[np.ndarray] | None:
         while done < part.nbytes:
             n = reader.readinto(view[done:])
             if not n:
-                raise RuntimeError("the C# batch producer stopped in the middle of a batch")
+                raise HostBatchError("the C# batch producer stopped in the middle of a batch")
             done += n
         parts.append(part)
     return parts
@@ -195,13 +212,13 @@ def from_host_stream(stream: HostStream) -> tf.data.Dataset:
     """A generator dataset over `stream`: a new C# enumeration per pass, read `STREAM_READ_AHEAD` batches ahead."""
     specs = stream.specs
     dataset = tf.data.Dataset.from_generator(stream.generate, output_signature=specs if len(specs) > 1 else specs[0])
-    return dataset.prefetch(STREAM_READ_AHEAD)
+    return _with_source(dataset.prefetch(STREAM_READ_AHEAD), stream.generate)
 
 
 @contextlib.contextmanager
 def unchanged_on_error(model: Any) -> Iterator[None]:
     """Every weight, optimizer variable and the train counter back to their values when the body raises a data
-    error (TensorFlow's OpError, ValueError, TypeError).
+    error (TensorFlow's OpError, ValueError, TypeError, a failed C# batch source).
 
     A dataset is read while it trains, so a bad batch (a C# batch of the wrong shape, a failing map) can stop a fit
     after some steps; restoring keeps the bridge's rule that bad input changes nothing. Other exceptions (a callback
@@ -215,7 +232,7 @@ def unchanged_on_error(model: Any) -> Iterator[None]:
     counter = int(model._train_counter.numpy())
     try:
         yield
-    except (tf.errors.OpError, ValueError, TypeError):
+    except (tf.errors.OpError, ValueError, TypeError, HostBatchError):
         model._restore_variables(snapshot)
         model._train_counter.assign(counter)
         raise
@@ -234,8 +251,10 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
     check_element(dataset, (2, 3), "dataset")
     if validation_data is not None:
         check_element(validation_data, (2, 3), "validation_data")
+    source = _SOURCES.get(dataset) if steps_per_epoch is None else None
     with unchanged_on_error(model):
-        history = model.fit(dataset, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
+        x = dataset if source is None else BatchStream(source)
+        history = model.fit(x, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
                             steps_per_epoch=steps_per_epoch, validation_data=validation_data,
                             callbacks=None if callbacks is None else list(callbacks))
     return {

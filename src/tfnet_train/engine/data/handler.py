@@ -17,6 +17,7 @@ from keras.src.trainers import data_adapters
 from keras.src.trainers.data_adapters import data_adapter_utils
 
 from tfnet_train.distribution import agreed_seed
+from tfnet_train.engine.data.stream import STREAM_BLOCK, BatchStream, StreamDataAdapter
 from tfnet_train.engine.data.tensor_like import ArrayBatches, Batch, TensorLikeDataAdapter, is_tensor_like
 from tfnet_train.semantics import KERAS_PROFILE, Profile
 
@@ -68,15 +69,20 @@ class DataHandler(TFEpochIterator):
         check_batch_size(batch_size)
         check_steps("steps_per_epoch", steps_per_epoch)
         strategy = distribute_strategy or tf.distribute.get_strategy()
-        tensor_like = is_tensor_like((x, y, sample_weight))
-        self.fast = tensor_like and strategy.num_replicas_in_sync == 1
+        stream = isinstance(x, BatchStream)
+        if stream:
+            _check_stream(y, sample_weight, class_weight, steps_per_epoch, strategy)
+        tensor_like = not stream and is_tensor_like((x, y, sample_weight))
+        self.fast = (stream or tensor_like) and strategy.num_replicas_in_sync == 1
         fit_level = None
         if class_weight is not None:
             check_class_weight(class_weight, contiguous=profile.tfnet_class_weights)
         if class_weight is not None and profile.tfnet_class_weights:
             x, y, sample_weight, fit_level = _tfnet_class_weights(x, y, sample_weight, class_weight, batch_size)
             class_weight = None
-        if tensor_like:
+        if stream:
+            adapter = StreamDataAdapter(x)
+        elif tensor_like:
             adapter = TensorLikeDataAdapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
                                             shuffle=shuffle, class_weight=class_weight, seed=seed)
         else:
@@ -135,6 +141,8 @@ class DataHandler(TFEpochIterator):
         if self.fast and self._fit_level is None and self.steps_per_execution == 1 and self.num_batches:
             self.steps_per_execution = int(self.num_batches)
             self.whole_epochs = self.reset_metrics_first = True
+        elif isinstance(self.data_adapter, StreamDataAdapter) and self.steps_per_execution == 1:
+            self.steps_per_execution = STREAM_BLOCK  # its length is unknown: blocks of batches, not whole epochs
         elif training and not self.fast and self.steps_per_execution == 1 and self._known_passes():
             self.steps_per_execution = int(self.num_batches)
             self.steps_in_one_call = True
@@ -143,6 +151,10 @@ class DataHandler(TFEpochIterator):
         """Whether every pass runs exactly num_batches steps (a compiled loop must not read past the data)."""
         return (self.steps_per_epoch is None and not self._distributed_input and bool(self._num_batches)
                 and self._num_batches > 0)
+
+    def _interrupted_warning(self) -> None:
+        if not isinstance(self.data_adapter, StreamDataAdapter):  # a stream's pass ends where its batches do
+            super()._interrupted_warning()
 
     def steps_in(self, block: Block) -> int:
         """How many steps of ``block`` the data holds."""
@@ -181,6 +193,18 @@ class _LazyPass:
 
     def __next__(self) -> Any:
         return next(self.iterator)
+
+
+def _check_stream(y: Any, sample_weight: Any, class_weight: Any, steps_per_epoch: Any,
+                  strategy: tf.distribute.Strategy) -> None:
+    """ValueError for arguments a BatchStream does not take (its batches carry y and sample weights)."""
+    for name, value in (("y", y), ("sample_weight", sample_weight), ("class_weight", class_weight),
+                        ("steps_per_epoch", steps_per_epoch)):
+        if value is not None:
+            raise ValueError(f"{name} must be None when x is a BatchStream (its batches carry y and sample weights), "
+                             f"got {type(value).__name__}")
+    if strategy.num_replicas_in_sync != 1:
+        raise ValueError(f"a BatchStream feeds one device, got a strategy of {strategy.num_replicas_in_sync} replicas")
 
 
 def _class_ids(y: tf.Tensor, batch_dims: int = 1) -> tf.Tensor:
