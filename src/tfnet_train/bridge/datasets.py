@@ -111,7 +111,8 @@ STREAM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32),
 
 
 class HostStream:
-    """Batches a C# producer thread writes into a socket, read by the tf.data generator one at a time.
+    """Batches a C# producer thread writes into a socket, read one at a time by fit (a ``BatchStream``) or by the
+    tf.data generator (evaluate, predict, derived datasets).
 
     Each pass of the generator makes a new socket pair and sends one end (a file descriptor number) on the request
     channel; the C# thread answers by writing the batches of a fresh enumeration into it, one for each request byte

@@ -12,7 +12,6 @@ from tfnet_train.callbacks import CallbackList
 from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
-from tfnet_train.engine.train import _rows
 
 
 class EvaluateMixin:
@@ -86,14 +85,10 @@ class EvaluateMixin:
         """One execution of the test step: in-memory arrays gathered by row index inside the call."""
         iterator = block.iterator
         if hasattr(iterator, "take"):
-            full, tail = iterator.take(handler.steps_per_execution)
-            if full is None and tail is None:
-                raise StopIteration
             state = self._engine
             if state.test_rows_function is None:
                 state.test_rows_function = self._rows_function(self.test_step)
-            reset, handler.reset_metrics_first = handler.reset_metrics_first, False
-            return state.test_rows_function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
+            return self._call_on_rows(state.test_rows_function, handler, iterator)
         return self.test_function(iterator)
 
     def test_step(self, data: Any) -> dict[str, Any]:

@@ -35,11 +35,7 @@ class TrainMixin:
         """
         iterator = block.iterator
         if hasattr(iterator, "take"):  # in-memory arrays: the call gathers its own batches by row index
-            full, tail = iterator.take(data_handler.steps_per_execution)
-            if full is None and tail is None:
-                raise StopIteration
-            reset, data_handler.reset_metrics_first = data_handler.reset_metrics_first, False
-            return self._train_rows_function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
+            return self._call_on_rows(self._train_rows_function, data_handler, iterator)
         if data_handler.steps_in_one_call:  # under a strategy: the block's steps in one compiled call
             if self._engine.replica_steps_function is None:
                 self.make_train_function(force=True)
@@ -165,6 +161,16 @@ class TrainMixin:
         with self.distribute_strategy.scope():
             self._symbolic_build(data_batch=data_batch)
 
+    @staticmethod
+    def _call_on_rows(function: Callable[..., Any], data_handler: Any, iterator: Any) -> Any:
+        """``function`` (a rows function) on the next ``steps_per_execution`` batches of ``iterator``, with the
+        metric reset the handler asks for; StopIteration when the pass has no batch left."""
+        full, tail = iterator.take(data_handler.steps_per_execution)
+        if full is None and tail is None:
+            raise StopIteration
+        reset, data_handler.reset_metrics_first = data_handler.reset_metrics_first, False
+        return function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
+
     def _rows_function(self, step: Callable[[Any], Any]) -> Callable[..., Any]:
         """Steps over batches the compiled call gathers itself from in-memory arrays, given the row indices of
         ``k`` full batches and of a partial last batch: no tf.data iteration and no eager slicing per step or
@@ -280,12 +286,12 @@ class _ConcreteRows:
         key = (structure, batch_size, reset, tuple(None if t is None else (t.dtype, t.shape[1:]) for t in leaves))
         concrete = self._concrete.get(key)
         if concrete is None:
-            concrete = self._concrete[key] = self._trace(structure, leaves, batch_size, reset)
+            concrete = self._concrete[key] = self._trace(structure, leaves, tensors, batch_size, reset)
         if hasattr(concrete, "_call_flat"):  # the key matched dtypes and shapes: skip the public call's re-binding
             return concrete._call_flat(tensors, concrete.captured_inputs)
         return concrete(*tensors)
 
-    def _trace(self, structure: Any, leaves: list[Any], batch_size: int, reset: bool) -> Any:
+    def _trace(self, structure: Any, leaves: list[Any], tensors: list[Any], batch_size: int, reset: bool) -> Any:
         present = [t is not None for t in leaves]
 
         def flat_run(*flat: Any) -> Any:
@@ -293,15 +299,13 @@ class _ConcreteRows:
             data, full, tail = structure.unflatten([next(values) if p else None for p in present])
             return self._run(data, full, tail, batch_size, reset)
 
-        tensors = [t for t in leaves if t is not None]
-
         specs = [tf.TensorSpec([None, *t.shape[1:]], t.dtype) for t in tensors]
         function = tf.function(flat_run, input_signature=specs, jit_compile=self._jit_compile)
         return function.get_concrete_function()
 
 
 def _rows(rows: np.ndarray | None) -> tf.Tensor | None:
-    """Row indices as a tensor (a tf.function matches a tensor's signature faster than a NumPy array's)."""
+    """Row indices as a tensor (the rows function's concrete functions take tensors)."""
     return None if rows is None else tf.constant(rows)
 
 

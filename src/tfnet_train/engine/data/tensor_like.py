@@ -80,7 +80,6 @@ class ArrayBatches:
         self._num_samples = num_samples
         self._draw_order = order  # drawn on first use: a pass may be created and never read
         self._drawn: np.ndarray | None = None
-        self._shuffled = order is not None
         self._full = num_samples // batch_size
         self._sizes = [batch_size] * self._full + ([num_samples % batch_size] if num_samples % batch_size else [])
         self._batch_size = batch_size
@@ -127,7 +126,7 @@ class ArrayBatches:
     def _batch(self, index: int) -> Batch:
         if self._pieces is None:  # one gather and one split per array per pass, on first use
             leaves = tree.flatten(self.data)
-            if self._shuffled:
+            if self._draw_order is not None:
                 order = tf.constant(self._order)
                 leaves = [tf.gather(t, order) for t in leaves]
             self._pieces = [tf.split(t, self._sizes) if len(self._sizes) > 1 else [t] for t in leaves]
