@@ -3,6 +3,8 @@ fit's all-or-nothing guarantee on data errors, multi-output predict and the imag
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import socket
 import struct
 import threading
@@ -15,20 +17,35 @@ import tensorflow as tf
 
 import tfnet_train
 from tfnet_train import optimizers
-from tfnet_train.bridge import datasets
+from tfnet_train.bridge import datasets, host_stream
 
 
-def _frame(parts: list[np.ndarray]) -> bytes:
-    """A batch as the C# producer writes it (HostStream's frame)."""
+def _answer(parts: list[np.ndarray], offered: list[tuple[int, int]]) -> bytes:
+    """A batch as the C# producer answers a request (host_stream's protocol): copied into the offered memory when
+    every part fits there, else its bytes after the header."""
     out = struct.pack("<i", len(parts))
     for part in parts:
-        code = [np.dtype(d) for d in datasets.STREAM_DTYPES].index(part.dtype)
-        out += struct.pack("<ii", code, part.ndim) + struct.pack(f"<{part.ndim}q", *part.shape) + part.tobytes()
-    return out
+        code = list(host_stream.STREAM_DTYPES).index(part.dtype)
+        out += struct.pack("<ii", code, part.ndim) + struct.pack(f"<{part.ndim}q", *part.shape)
+    if len(offered) == len(parts) and all(p.nbytes <= size for p, (_, size) in zip(parts, offered)):
+        for part, (address, _) in zip(parts, offered):
+            ctypes.memmove(address, part.ctypes.data, part.nbytes)
+        return out + b"k"
+    return out + b"d" + b"".join(part.tobytes() for part in parts)
 
 
-def _producer(stream: datasets.HostStream, passes: list[list[np.ndarray] | str], served: list[int]) -> threading.Thread:
-    """Answers each pass request like the C# thread: one batch per request byte, then the end (or an error) mark."""
+def _read_request(out: socket.socket) -> list[tuple[int, int]] | None:
+    head = out.recv(4, socket.MSG_WAITALL)
+    if len(head) < 4:
+        return None
+    (n,) = struct.unpack("<i", head)
+    body = out.recv(16 * n, socket.MSG_WAITALL) if n else b""
+    return [struct.unpack_from("<qq", body, 16 * i) for i in range(n)]
+
+
+def _producer(stream: host_stream.HostStream, passes: list[list[np.ndarray] | str], served: list[int],
+              offers: list[int] | None = None) -> threading.Thread:
+    """Answers each pass's requests like the C# thread: one batch per request, then the end (or an error) mark."""
     requests = socket.socket(fileno=stream.take_request_socket())
 
     def serve() -> None:
@@ -37,17 +54,24 @@ def _producer(stream: datasets.HostStream, passes: list[list[np.ndarray] | str],
                 fd = struct.unpack("<i", requests.recv(4))[0]
                 with socket.socket(fileno=fd) as out:
                     for batch in batches:
-                        if out.recv(1) != b"n":
-                            return
+                        offered = _read_request(out)
+                        if offered is None:  # the reader left the pass early
+                            break
+                        if offers is not None:
+                            offers.append(len(offered))
                         if isinstance(batch, str):
                             message = batch.encode()
                             out.sendall(struct.pack("<iii", -1, 1, len(message)) + message)
                             break
-                        out.sendall(_frame(batch))
+                        out.sendall(_answer(batch, offered))
                         served.append(1)
                     else:
-                        out.recv(1)
-                        out.sendall(struct.pack("<i", 0))
+                        if _read_request(out) is not None:
+                            out.sendall(struct.pack("<i", 0))
+                        continue
+                    with contextlib.suppress(OSError):  # like the C# side: read requests until the reader's end
+                        while _read_request(out) is not None:
+                            pass
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -119,3 +143,78 @@ def test_image_folder_errors(tmp_path: Path) -> None:
         datasets.image_dataset_from_directory(str(tmp_path / "missing"))
     with pytest.raises(ValueError, match='subset must be "training", "validation" or None'):
         datasets.image_dataset_from_directory(str(tmp_path), subset="both", validation_split=0.2, seed=1)
+
+
+def _stream_of(batches: list[list[np.ndarray]], passes: int, served: list[int], offers: list[int] | None = None,
+               plan: list | None = None) -> tuple[tf.data.Dataset, threading.Thread]:
+    stream = datasets.host_stream([([-1, 4], "float32"), ([-1], "int64")])
+    producer = _producer(stream, plan or [batches] * passes, served, offers)
+    return datasets.from_host_stream(stream), producer
+
+
+def test_fit_reads_streamed_batches_ahead_into_memory_it_offers() -> None:
+    x = np.random.default_rng(1).random((70, 4), dtype=np.float32)
+    y = np.random.default_rng(2).integers(0, 3, 70)
+    batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 70, 8)]  # 8 batches of 8 rows, then one of 6
+    served: list[int] = []
+    offers: list[int] = []
+    dataset, producer = _stream_of(batches, 3, served, offers)
+    streamed, arrays = _model(), _model()
+    arrays.set_weights(streamed.get_weights())
+    history = datasets.fit_dataset(streamed, dataset, epochs=3)
+    expected = arrays.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(history["history"]["loss"], expected.history["loss"])
+    assert len(served) == 3 * len(batches)
+    assert offers[0] == 0 and set(offers[1:]) == {2}  # after the first batch every request offers memory
+    producer.join(5)
+    assert not producer.is_alive()
+    with pytest.raises(host_stream.HostBatchError, match="producer has stopped"):  # it served its three passes
+        datasets.fit_dataset(streamed, dataset)
+    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+class _StopAfter(keras.callbacks.Callback):
+    def __init__(self, batches: int) -> None:
+        super().__init__()
+        self.batches = batches
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        if batch + 1 >= self.batches:
+            self.model.stop_training = True
+
+
+def test_a_fit_that_stops_early_ends_its_pass_and_the_next_fit_reads_a_fresh_one() -> None:
+    x = np.random.default_rng(3).random((64, 4), dtype=np.float32)
+    y = np.random.default_rng(4).integers(0, 3, 64)
+    batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 64, 8)]
+    served: list[int] = []
+    dataset, producer = _stream_of(batches, 2, served)
+    model = _model()
+    history = datasets.fit_dataset(model, dataset, epochs=3, callbacks=[_StopAfter(2)])
+    assert history["epoch"] == [0]
+    history = datasets.fit_dataset(model, dataset)  # would hang if the first pass still held the producer
+    assert history["epoch"] == [0]
+    producer.join(5)
+    assert not producer.is_alive() and len(served) >= 2 + len(batches)
+
+
+def test_a_producer_error_mid_pass_leaves_the_model_as_it_was() -> None:
+    x = np.random.default_rng(5).random((48, 4), dtype=np.float32)
+    y = np.random.default_rng(6).integers(0, 3, 48)
+    batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 48, 8)]
+    served: list[int] = []
+    plan = [batches, batches[:3] + ["batch 3 part 0 is float32 (8, 5)"]]
+    dataset, producer = _stream_of(batches, 2, served, plan=plan)
+    model = _model()
+    datasets.fit_dataset(model, dataset)
+    before = [v.numpy().copy() for v in model.weights + model.optimizer.variables]
+    counter = int(model._train_counter.numpy())
+    with pytest.raises(ValueError, match="batch 3 part 0 is float32"):
+        datasets.fit_dataset(model, dataset)
+    assert all(np.array_equal(a, v.numpy()) for a, v in zip(before, model.weights + model.optimizer.variables))
+    assert int(model._train_counter.numpy()) == counter
+    producer.join(5)
+    assert not producer.is_alive()

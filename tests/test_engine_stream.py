@@ -106,3 +106,51 @@ def test_an_empty_stream_an_empty_batch_and_a_non_callable_are_errors() -> None:
         model().fit(BatchStream(passes([8, 8, 0])), verbose=0)
     with pytest.raises(TypeError, match="passes must be a callable"):
         BatchStream([(X, Y)])
+
+
+def test_block_buffers_are_written_again_only_when_no_tensor_holds_them() -> None:
+    from tfnet_train.engine.data.stream import BlockBuffers
+
+    buffers = BlockBuffers()
+    first = buffers.gather([X[:8], X[8:16]])
+    second = buffers.gather([X[16:24], X[24:32]])  # `first` still holds its memory: a second buffer
+    np.testing.assert_array_equal(first.numpy(), X[:16])
+    np.testing.assert_array_equal(second.numpy(), X[16:32])
+    del first
+    third = buffers.gather([X[32:40], X[40:48]])  # the first buffer again, now that no tensor holds it
+    np.testing.assert_array_equal(second.numpy(), X[16:32])
+    np.testing.assert_array_equal(third.numpy(), X[32:48])
+    assert sum(len(b) for b in buffers._free.values()) == 2
+    assert buffers.gather([np.array(["a"]), np.array(["b"])]).numpy().tolist() == [b"a", b"b"]  # no DLPack: copied
+
+
+def test_an_iterator_gets_each_batch_back_once_its_rows_are_copied() -> None:
+    class Recycling:
+        def __init__(self) -> None:
+            self.batches = passes()()
+            self.given: list[int] = []
+            self.back: list[int] = []
+
+        def __iter__(self):  # noqa: ANN204
+            return self
+
+        def __next__(self):  # noqa: ANN204
+            batch = next(self.batches)
+            self.given.append(id(batch))
+            return batch
+
+        def recycle(self, batch) -> None:  # noqa: ANN001
+            self.back.append(id(batch))
+
+    iterators: list[Recycling] = []
+
+    def one_pass() -> Recycling:
+        iterators.append(Recycling())
+        return iterators[-1]
+
+    streamed, arrays = model(), model()
+    streamed.fit(BatchStream(one_pass), epochs=2, verbose=0)
+    arrays.fit(X, Y, batch_size=B, epochs=2, shuffle=False, verbose=0)
+    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
+        assert_close(a, b)
+    assert len(iterators) == 2 and all(it.given == it.back for it in iterators)

@@ -9,9 +9,10 @@ using Python.Runtime;
 namespace TfNetTrain
 {
     /// <summary>
-    /// Streams batches a C# program produces into a tf.data generator (tfnet_train.bridge.datasets.HostStream), one
-    /// at a time, through Unix sockets. A background thread of its own waits for each pass the generator starts, then
-    /// writes every batch of a fresh enumeration (each checked against the first) into that pass's socket.
+    /// Streams batches a C# program produces to Python (tfnet_train.bridge.host_stream.HostStream), one per request,
+    /// through Unix sockets. A background thread of its own waits for each pass Python starts, then answers each of
+    /// the pass's requests with a batch of a fresh enumeration (each checked against the first): copied into the
+    /// memory the request offered when it fits, else its bytes after the shapes (the protocol is described there).
     /// <para>
     /// Why sockets and a thread of our own: TensorFlow runs dataset generators on its own threads. Had they called
     /// the C# enumerator, each would be attached to the .NET runtime for good (on Mono an AppDomain holding such
@@ -36,7 +37,6 @@ namespace TfNetTrain
         private readonly UnixSocket _requests;
         private readonly UnixSocket _stop;
         private readonly Thread _thread;
-        private byte[] _buffer = new byte[1 << 16];
         private volatile bool _stopping;
 
         /// <summary>Creates the Python stream (GIL held, on the Python thread), starts the producer and returns the stream.</summary>
@@ -129,15 +129,21 @@ namespace TfNetTrain
             try
             {
                 enumerator = Produce(() => _batches.GetEnumerator());
-                var credit = new byte[1];
+                var count = new byte[4];
+                var offered = new byte[0];
                 for (int index = 0; !_stopping; index++)
                 {
-                    if (!output.ReadExactly(credit)) throw new PeerClosedException(); // one batch per request: lazy
+                    // one batch per request (lazy): int32 n, then n (address, capacity) pairs of memory to copy into
+                    if (!output.ReadExactly(count)) throw new PeerClosedException();
+                    int n = BitConverter.ToInt32(count, 0);
+                    if (n < 0 || n > _first.Length) throw new PeerClosedException($"a request offered {n} buffers");
+                    if (offered.Length != 16 * n) offered = new byte[16 * n];
+                    if (!output.ReadExactly(offered)) throw new PeerClosedException();
                     IEnumerator<NDArray[]> e = enumerator;
                     NDArray[] batch = Produce(() => e.MoveNext() ? e.Current : null);
                     if (batch == null) break;
                     Check(batch, _first, index, "batches");
-                    WriteBatch(output, batch);
+                    WriteBatch(output, batch, offered);
                 }
                 output.Write(BitConverter.GetBytes(0), 4);
             }
@@ -162,27 +168,46 @@ namespace TfNetTrain
             }
         }
 
-        private void WriteBatch(UnixSocket output, NDArray[] batch)
+        /// <summary>
+        /// Answers a request: copies each part into the memory the request offered when every part fits there (mark
+        /// 'k'), else sends the parts' bytes after the header (mark 'd'). Python keeps offered memory alive until it
+        /// has read the answer or this end has closed, so a copy never outlives it.
+        /// </summary>
+        private static void WriteBatch(UnixSocket output, NDArray[] batch, byte[] offered)
         {
+            bool inPlace = offered.Length == 16 * batch.Length;
+            for (int i = 0; inPlace && i < batch.Length; i++)
+                inPlace = (long)batch[i].Size * batch[i].DType.ElementSize() <= BitConverter.ToInt64(offered, 16 * i + 8);
             var header = new MemoryStream();
             header.Write(BitConverter.GetBytes(batch.Length), 0, 4);
-            output.Write(header.GetBuffer(), (int)header.Length);
             foreach (NDArray part in batch)
             {
                 int[] shape = part.ShapeNoCopy;
-                header.SetLength(0);
                 header.Write(BitConverter.GetBytes((int)part.DType), 0, 4);
                 header.Write(BitConverter.GetBytes(shape.Length), 0, 4);
                 foreach (int d in shape) header.Write(BitConverter.GetBytes((long)d), 0, 8);
-                output.Write(header.GetBuffer(), (int)header.Length);
-                int itemSize = part.DType == DType.Float32 || part.DType == DType.Int32 ? 4 : 8;
-                long total = (long)part.Size * itemSize;
-                for (long offset = 0; offset < total; offset += _buffer.Length)
-                {
-                    int count = (int)Math.Min(_buffer.Length, total - offset);
-                    Buffer.BlockCopy(part.Data, (int)offset, _buffer, 0, count);
-                    output.Write(_buffer, count);
-                }
+            }
+            header.WriteByte(inPlace ? (byte)'k' : (byte)'d');
+            if (inPlace)
+            {
+                for (int i = 0; i < batch.Length; i++) CopyTo(batch[i], new IntPtr(BitConverter.ToInt64(offered, 16 * i)));
+            }
+            output.Write(header.GetBuffer(), (int)header.Length);
+            if (!inPlace)
+            {
+                foreach (NDArray part in batch) output.Write(part.Data, (long)part.Size * part.DType.ElementSize());
+            }
+        }
+
+        private static void CopyTo(NDArray part, IntPtr into)
+        {
+            Array data = part.Data;
+            switch (part.DType)
+            {
+                case DType.Float32: Marshal.Copy((float[])data, 0, into, data.Length); break;
+                case DType.Float64: Marshal.Copy((double[])data, 0, into, data.Length); break;
+                case DType.Int32: Marshal.Copy((int[])data, 0, into, data.Length); break;
+                default: Marshal.Copy((long[])data, 0, into, data.Length); break;
             }
         }
 
@@ -254,23 +279,23 @@ namespace TfNetTrain
         [DllImport("libc.so.6", SetLastError = true)]
         private static extern int close(int fd);
 
-        /// <summary>Writes all of buffer[0..count).</summary>
-        public void Write(byte[] buffer, int count)
+        /// <summary>Writes the first <paramref name="count"/> bytes of <paramref name="buffer"/> (any array of primitives).</summary>
+        public void Write(Array buffer, long count)
         {
             var pin = GCHandle.Alloc(buffer, GCHandleType.Pinned);
             try
             {
                 IntPtr start = pin.AddrOfPinnedObject();
-                for (int done = 0; done < count;)
+                for (long done = 0; done < count;)
                 {
-                    long n = send(_fd, start + done, (UIntPtr)(uint)(count - done), MsgNoSignal).ToInt64();
+                    long n = send(_fd, new IntPtr(start.ToInt64() + done), (UIntPtr)(ulong)(count - done), MsgNoSignal).ToInt64();
                     if (n < 0)
                     {
                         int errno = Marshal.GetLastWin32Error();
                         if (errno == EINTR) continue;
                         throw new PeerClosedException($"send failed (errno {errno}): the reader has gone");
                     }
-                    done += (int)n;
+                    done += n;
                 }
             }
             finally

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
-import socket
-import struct
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -15,6 +12,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfnet_train.bridge.host_stream import HostBatchError, HostStream, checked
 from tfnet_train.bridge.specs import _check_kwargs, _unknown
 from tfnet_train.engine.data.stream import BatchStream
 
@@ -65,16 +63,6 @@ def _specs(signature: Sequence[tuple[Sequence[int], str]]) -> tuple[tf.TensorSpe
     return tuple(tf.TensorSpec([None if d < 0 else d for d in shape], dtype) for shape, dtype in signature)
 
 
-def _checked(parts: Sequence[Any], specs: tuple[tf.TensorSpec, ...], index: int) -> Any:
-    """The batch as the dataset yields it (one array or a tuple); TypeError when it does not fit `specs`."""
-    if len(parts) != len(specs):
-        raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
-    for i, (part, spec) in enumerate(zip(parts, specs)):
-        if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
-            raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
-    return tuple(parts) if len(parts) > 1 else parts[0]
-
-
 def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tuple[Sequence[int], str]]
                       ) -> tf.data.Dataset:
     """A generator dataset over batches made by C# and held here (each a tuple of arrays), yielded on every pass.
@@ -87,14 +75,15 @@ def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tupl
 
     def generate() -> Iterator[Any]:
         for index, parts in enumerate(held):
-            yield _checked(parts, specs, index)
+            yield checked(list(parts), specs, index)
 
     dataset = tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
     return _with_source(dataset, generate)
 
 
-#: The batch source of each dataset made from C# batches: fit reads it directly, a block of batches per compiled call
-#: (a tf.data generator element costs about a step's time; a dataset derived from it by map, batch, ... is not here).
+#: The batch source of each dataset made from C# batches (a pass function, or the HostStream): fit reads it directly, a
+#: block of batches per compiled call (a tf.data generator element costs about a step's time; a dataset derived from
+#: it by map, batch, ... is not here).
 _SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -103,105 +92,8 @@ def _with_source(dataset: tf.data.Dataset, passes: Any) -> tf.data.Dataset:
     return dataset
 
 
-#: Batches read ahead of the step that needs them, so C# makes the next batch while a step runs.
+#: Batches tf.data's generator over C# batches reads ahead of the step that needs them.
 STREAM_READ_AHEAD = 2
-
-#: Element types of streamed batches, by the code the C# side writes (TfNetTrain.DType's order).
-STREAM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
-
-
-class HostStream:
-    """Batches a C# producer thread writes into a socket, read one at a time by fit (a ``BatchStream``) or by the
-    tf.data generator (evaluate, predict, derived datasets).
-
-    Each pass of the generator makes a new socket pair and sends one end (a file descriptor number) on the request
-    channel; the C# thread answers by writing the batches of a fresh enumeration into it, one for each request byte
-    the generator sends (so nothing is read ahead of what tf.data asks for), then an end mark, and closes it.
-    Neither side calls the other: TensorFlow's threads (which run dataset generators) only use a socket, and the C#
-    thread never takes the GIL. A pass left early closes its end, so the C# side's next read or write fails and that
-    enumeration stops. Frame: int32 part count (0 = end of pass, -1 = error: int32 is-argument-error, int32 length,
-    UTF-8 message), then per part int32 dtype code, int32 rank, int64 dims, raw C-order bytes.
-    """
-
-    def __init__(self, specs: tuple[tf.TensorSpec, ...]) -> None:
-        self.specs = specs
-        self._requests, self._producer_end = socket.socketpair()
-
-    def take_request_socket(self) -> int:
-        """The producer's end of the request channel, as a descriptor the C# side now owns (once)."""
-        end, self._producer_end = self._producer_end, None
-        if end is None:
-            raise RuntimeError("the request socket was taken already")
-        return end.detach()
-
-    def stop_socket(self) -> int:
-        """A descriptor (owned by the caller) on which writing -1 stops the producer."""
-        return self._requests.dup().detach()
-
-    def generate(self) -> Iterator[Any]:
-        """One pass: ask the C# thread for the batches and yield them as they arrive."""
-        reader_end, writer_end = socket.socketpair()
-        try:
-            self._requests.sendall(struct.pack("<i", writer_end.fileno()))
-            writer_end.detach()  # the C# thread owns and closes it
-        except OSError:
-            reader_end.close()
-            writer_end.close()
-            raise
-        with reader_end, reader_end.makefile("rb") as reader:
-            for index in itertools.count():
-                reader_end.sendall(b"n")  # one batch per request: C# makes the next batch only when asked
-                parts = _read_batch(reader)
-                if parts is None:
-                    return
-                yield _checked(parts, self.specs, index)
-
-    def close(self) -> None:
-        """Tell the C# thread to stop (it ends after its current pass) and release the request channel."""
-        with contextlib.suppress(OSError):
-            self._requests.sendall(struct.pack("<i", -1))
-        self._requests.close()
-        if self._producer_end is not None:
-            self._producer_end.close()
-
-    def __del__(self) -> None:
-        self.close()
-
-
-class HostBatchError(RuntimeError):
-    """The C# side of a batch stream failed: its enumerator threw, or the producer stopped in the middle of a pass."""
-
-
-def _read_exact(reader: Any, count: int) -> bytes:
-    data = reader.read(count)
-    if len(data) != count:
-        raise HostBatchError("the C# batch producer stopped in the middle of a pass (its runtime was shut down?)")
-    return data
-
-
-def _read_batch(reader: Any) -> list[np.ndarray] | None:
-    """One batch from the socket, None at the end of the pass; a C# error is raised here."""
-    (count,) = struct.unpack("<i", _read_exact(reader, 4))
-    if count == 0:
-        return None
-    if count < 0:
-        argument, length = struct.unpack("<ii", _read_exact(reader, 8))
-        message = _read_exact(reader, length).decode("utf-8")
-        raise (ValueError if argument else HostBatchError)(message)
-    parts = []
-    for _ in range(count):
-        code, rank = struct.unpack("<ii", _read_exact(reader, 8))
-        shape = struct.unpack(f"<{rank}q", _read_exact(reader, 8 * rank))
-        part = np.empty(shape, STREAM_DTYPES[code])
-        view = memoryview(part).cast("B")
-        done = 0
-        while done < part.nbytes:
-            n = reader.readinto(view[done:])
-            if not n:
-                raise HostBatchError("the C# batch producer stopped in the middle of a batch")
-            done += n
-        parts.append(part)
-    return parts
 
 
 def host_stream(signature: Sequence[tuple[Sequence[int], str]]) -> HostStream:
@@ -213,7 +105,7 @@ def from_host_stream(stream: HostStream) -> tf.data.Dataset:
     """A generator dataset over `stream`: a new C# enumeration per pass, read `STREAM_READ_AHEAD` batches ahead."""
     specs = stream.specs
     dataset = tf.data.Dataset.from_generator(stream.generate, output_signature=specs if len(specs) > 1 else specs[0])
-    return _with_source(dataset.prefetch(STREAM_READ_AHEAD), stream.generate)
+    return _with_source(dataset.prefetch(STREAM_READ_AHEAD), stream)
 
 
 @contextlib.contextmanager
@@ -253,11 +145,16 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
     if validation_data is not None:
         check_element(validation_data, (2, 3), "validation_data")
     source = _SOURCES.get(dataset) if steps_per_epoch is None else None
-    with unchanged_on_error(model):
-        x = dataset if source is None else BatchStream(source)
-        history = model.fit(x, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
-                            steps_per_epoch=steps_per_epoch, validation_data=validation_data,
-                            callbacks=None if callbacks is None else list(callbacks))
+    stream = source if isinstance(source, HostStream) else None
+    try:
+        with unchanged_on_error(model):
+            x = dataset if source is None else BatchStream(source if stream is None else stream.read_ahead)
+            history = model.fit(x, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
+                                steps_per_epoch=steps_per_epoch, validation_data=validation_data,
+                                callbacks=None if callbacks is None else list(callbacks))
+    finally:
+        if stream is not None:
+            stream.end_passes()
     return {
         "history": {name: [float(v) for v in values] for name, values in history.history.items()},
         "epoch": [int(e) for e in history.epoch],

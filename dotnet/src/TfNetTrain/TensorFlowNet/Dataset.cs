@@ -39,7 +39,8 @@ namespace TfNetTrain.TensorFlowNet
         /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to Keras
         /// through a Python generator. Streamed (<paramref name="materialize"/> false): each pass over the dataset
         /// (an epoch, an evaluate, a predict) calls <c>GetEnumerator()</c> again on a producer thread of the
-        /// library and takes one batch each time tf.data asks for one (two read ahead); nothing is held. The
+        /// library and makes one batch per request (fit reads up to 40 ahead, tf.data a few); nothing is held. Each
+        /// batch is copied before the next is asked for, so the enumerator may refill the same arrays. The
         /// enumerator must produce plain NDArrays and not call TfNetTrain (refused with InvalidOperationException).
         /// Materialised (true): the batches are enumerated once, here, all checked before any model sees them, and
         /// held in Python. The default (null) streams, except on Mono without MONO_THREADS_SUSPEND=preemptive, where

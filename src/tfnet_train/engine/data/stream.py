@@ -3,7 +3,8 @@ in-memory arrays get (several steps per call), for input that is never held whol
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,15 +25,51 @@ class BatchStream:
         self.passes = passes
 
 
+class BlockBuffers:
+    """Memory for the blocks of a stream's passes, handed to TensorFlow without a copy (DLPack): a buffer is written
+    again only once no tensor holds it any more, so the pages stay in use rather than fresh ones being touched for
+    every block. The copy into a buffer is the only one between a batch and the compiled call."""
+
+    ALIGNMENT = 64  # bytes: what TensorFlow expects of the memory it borrows
+
+    def __init__(self) -> None:
+        self._free: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
+
+    def gather(self, arrays: Sequence[np.ndarray]) -> tf.Tensor:
+        """The rows of ``arrays`` in one tensor (a dtype DLPack does not carry is converted, i.e. copied)."""
+        dtype = np.result_type(*arrays)
+        if dtype.kind not in "fiu":
+            return tf.convert_to_tensor(np.concatenate(arrays))
+        shape = (sum(len(a) for a in arrays), *np.shape(arrays[0])[1:])
+        out = self._buffer(shape, dtype)
+        np.concatenate(arrays, out=out)
+        return tf.experimental.dlpack.from_dlpack(out.__dlpack__())
+
+    def _buffer(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        buffers = self._free.setdefault((shape, dtype), [])
+        for buffer in buffers:
+            if sys.getrefcount(buffer) <= 3:  # this list, the loop and the call: no tensor holds it
+                return buffer
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        raw = np.empty(nbytes + self.ALIGNMENT, np.uint8)
+        start = -raw.ctypes.data % self.ALIGNMENT
+        buffer = raw[start:start + nbytes].view(dtype).reshape(shape)
+        buffers.append(buffer)
+        return buffer
+
+
 class StreamBatches:
     """One pass: ``take(count)`` reads up to ``count`` batches and keeps them as one block of rows (``data``), with the
-    row indices ``ArrayBatches.take`` gives; a batch of fewer rows ends its block as the partial batch."""
+    row indices ``ArrayBatches.take`` gives; a batch of fewer rows ends its block as the partial batch. An iterator
+    with ``recycle(batch)`` gets each batch back once its rows are copied."""
 
-    def __init__(self, iterator: Iterator[Any], first: Any = None) -> None:
+    def __init__(self, iterator: Iterator[Any], first: Any = None, buffers: BlockBuffers | None = None) -> None:
         self._iterator = iterator
         self._pending = first
         self.data: Any = None
         self._batch_size = 0
+        self._buffers = buffers or BlockBuffers()
+        self._recycle = getattr(iterator, "recycle", None)
 
     def __iter__(self) -> StreamBatches:
         return self
@@ -77,7 +114,10 @@ class StreamBatches:
             return None, None
         parts = full + ([tail] if tail is not None else [])
         columns = zip(*(tree.flatten(part) for part in parts), strict=True)
-        self.data = tree.pack_sequence_as(parts[0], [tf.convert_to_tensor(np.concatenate(c)) for c in columns])
+        self.data = tree.pack_sequence_as(parts[0], [self._buffers.gather(c) for c in columns])
+        if self._recycle is not None:
+            for part in parts:
+                self._recycle(part)
         size = len(full) * self._batch_size
         full_rows = np.arange(size) if full else None
         tail_rows = np.arange(size, size + _rows_of(tail)) if tail is not None else None
@@ -95,6 +135,7 @@ class StreamDataAdapter:
     def __init__(self, stream: BatchStream) -> None:
         self._stream = stream
         self._first_pass: tuple[Iterator[Any], Any] | None = None
+        self._buffers = BlockBuffers()  # shared by the passes of one fit
 
     def first_batch(self) -> Any:
         """The first batch of the first pass (which then starts with it), to build the model before tracing."""
@@ -109,8 +150,8 @@ class StreamDataAdapter:
         if self._first_pass is not None:
             iterator, first = self._first_pass
             self._first_pass = None
-            return StreamBatches(iterator, first)
-        return StreamBatches(iter(self._stream.passes()))
+            return StreamBatches(iterator, first, self._buffers)
+        return StreamBatches(iter(self._stream.passes()), buffers=self._buffers)
 
     def on_epoch_begin(self) -> None:
         pass

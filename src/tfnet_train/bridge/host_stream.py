@@ -1,0 +1,362 @@
+"""Batches a C# producer thread hands over through Unix sockets, read one pass at a time by fit (``read_ahead``, on a
+thread of its own, ahead of the compiled steps) or by a tf.data generator (``generate``, one batch per request).
+
+Protocol, per pass (one socket pair; the C# thread serves one request at a time, in order):
+
+* request (Python to C#): int32 n, then n times (int64 address, int64 capacity in bytes): memory this side
+  allocated for the next batch's parts, or n = 0 for none.
+* answer (C# to Python): int32 part count (0 = end of pass; -1 = error: int32 is-argument-error, int32 length, UTF-8
+  message), then per part int32 dtype code, int32 rank, int64 dims, then one byte: ``k`` when every part was copied
+  into the request's memory (the part count is n and each part fits its capacity), ``d`` when the raw C-order bytes
+  of each part follow instead.
+
+The memory of a request stays alive on this side until its answer is read or the C# side has closed its end, so a
+copy never outlives it. Neither side calls the other: TensorFlow's threads only use a socket, and the C# thread never
+takes the GIL.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import socket
+import struct
+import threading
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from tfnet_train.engine.data.stream import STREAM_BLOCK
+
+#: Element types of streamed batches, by the code the C# side writes (TfNetTrain.DType's order).
+STREAM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
+
+#: The most batches, and bytes, a read-ahead pass holds for its reader (two blocks of STREAM_BLOCK batches).
+READ_AHEAD_BATCHES = 2 * STREAM_BLOCK
+READ_AHEAD_BYTES = 256 << 20
+
+#: Requests a read-ahead pass keeps in flight: C# makes the next batches while this side takes one in.
+READ_AHEAD_REQUESTS = 8
+
+
+class HostBatchError(RuntimeError):
+    """The C# side of a batch stream failed: its enumerator threw, or the producer stopped in the middle of a pass."""
+
+
+class HostStream:
+    """The Python end of one C# batch source. Each pass makes a new socket pair and sends one end (a descriptor
+    number) on the request channel; the C# thread answers each of the pass's requests with a batch of a fresh
+    enumeration, then an end mark, and closes its end. A pass left early closes (or shuts down) its end, so the C#
+    side's next read fails and that enumeration stops."""
+
+    def __init__(self, specs: tuple[tf.TensorSpec, ...]) -> None:
+        self.specs = specs
+        self._requests, self._producer_end = socket.socketpair()
+        self._ahead: weakref.WeakSet = weakref.WeakSet()
+        self._spare = _Spare()
+
+    def take_request_socket(self) -> int:
+        """The producer's end of the request channel, as a descriptor the C# side now owns (once)."""
+        end, self._producer_end = self._producer_end, None
+        if end is None:
+            raise RuntimeError("the request socket was taken already")
+        return end.detach()
+
+    def stop_socket(self) -> int:
+        """A descriptor (owned by the caller) on which writing -1 stops the producer."""
+        return self._requests.dup().detach()
+
+    def _open_pass(self) -> socket.socket:
+        """Ask the C# thread for a fresh enumeration; the end this side reads it from."""
+        reader_end, writer_end = socket.socketpair()
+        try:
+            _send(self._requests, struct.pack("<i", writer_end.fileno()))
+            writer_end.detach()  # the C# thread owns and closes it
+        except OSError as error:
+            reader_end.close()
+            writer_end.close()
+            raise HostBatchError("the C# batch producer has stopped (its runtime was shut down?)") from error
+        return reader_end
+
+    def generate(self) -> Iterator[Any]:
+        """One pass, read in the caller's thread: one request per batch, nothing read ahead (tf.data's generator)."""
+        with self._open_pass() as reader_end, reader_end.makefile("rb") as reader:
+            for index in itertools.count():
+                _send(reader_end, _request(()))  # C# makes the next batch only when asked
+                parts = _read_batch(reader, ())
+                if parts is None:
+                    return
+                yield checked(parts, self.specs, index)
+
+    def read_ahead(self) -> ReadAhead:
+        """One pass for fit, read by a thread of its own ahead of its reader (see ReadAhead); `end_passes` ends the
+        passes still open."""
+        ahead = ReadAhead(self._open_pass(), self.specs, self._spare)
+        self._ahead.add(ahead)
+        return ahead
+
+    def end_passes(self) -> None:
+        """End every read-ahead pass still open (a fit that stopped early): the C# thread can then serve the next."""
+        for ahead in list(self._ahead):
+            ahead.close()
+
+    def close(self) -> None:
+        """Tell the C# thread to stop (it ends after its current pass) and release the request channel."""
+        with contextlib.suppress(OSError):
+            _send(self._requests, struct.pack("<i", -1))
+        self._requests.close()
+        if self._producer_end is not None:
+            self._producer_end.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def checked(parts: list[np.ndarray], specs: tuple[tf.TensorSpec, ...], index: int) -> Any:
+    """The batch as a dataset yields it (one array or a tuple); TypeError when it does not fit `specs`."""
+    if len(parts) != len(specs):
+        raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
+    for i, (part, spec) in enumerate(zip(parts, specs)):
+        if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
+            raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
+    return tuple(parts) if len(parts) > 1 else parts[0]
+
+
+class _Spare:
+    """Memory a stream's passes handed back, kept for later requests (of any pass) up to `READ_AHEAD_BYTES` in all:
+    C# then copies into pages already in use, as the first touch of fresh pages costs more than the copy. ``layout``
+    is, per part, the most bytes a batch of the stream has needed: the size of memory each request offers."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_size: dict[int, list[np.ndarray]] = {}
+        self._bytes = 0
+        self.layout: tuple[int, ...] = ()
+
+    def fit(self, parts: list[np.ndarray]) -> None:
+        """Grow ``layout`` to hold ``parts``."""
+        old = self.layout
+        self.layout = tuple(max(p.nbytes, old[i] if i < len(old) else 0) for i, p in enumerate(parts))
+
+    def put(self, array: np.ndarray) -> None:
+        """Keep the memory ``array`` views (once; nobody reads or holds it any more) if requests offer its size."""
+        root = _root(array).reshape(-1).view(np.uint8)
+        with self._lock:
+            if root.nbytes in self.layout and self._bytes + root.nbytes <= READ_AHEAD_BYTES:
+                self._by_size.setdefault(root.nbytes, []).append(root)
+                self._bytes += root.nbytes
+
+    def take(self, nbytes: int) -> np.ndarray:
+        """A byte buffer of ``nbytes``: kept memory when there is some of that size, else new."""
+        with self._lock:
+            kept = self._by_size.get(nbytes)
+            if kept:
+                self._bytes -= nbytes
+                return kept.pop()
+        return np.empty(nbytes, np.uint8)
+
+
+class ReadAhead:
+    """One pass read by a thread of its own, so that C# makes and hands over the next batches while compiled steps
+    run: it keeps `READ_AHEAD_REQUESTS` requests in flight, each with memory for a batch of the largest size seen,
+    and holds up to `READ_AHEAD_BATCHES` batches or `READ_AHEAD_BYTES` (at least one batch) for its reader. A C#
+    error is raised to the reader at the batch where it happened.
+
+    A reader done with a batch's arrays (their rows copied) hands them back with ``recycle``, and later requests (of
+    this pass or the next) reuse that memory. ``close`` (also on garbage collection, or `HostStream.end_passes`) ends
+    the pass. The thread holds the shared state only, never this object, so dropping the last reference closes it.
+    """
+
+    def __init__(self, reader_end: socket.socket, specs: tuple[tf.TensorSpec, ...], spare: _Spare) -> None:
+        self._state = _AheadState(reader_end, specs, spare)
+        self._finalizer = weakref.finalize(self, _AheadState.close, self._state)
+
+    def __iter__(self) -> ReadAhead:
+        return self
+
+    def __next__(self) -> Any:
+        return self._state.next()
+
+    def recycle(self, batch: Any) -> None:
+        """Take back the arrays of a batch this pass yielded; the caller no longer reads or holds them."""
+        self._state.recycle(batch)
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+_END = object()
+
+
+class _AheadState:
+    """What a ReadAhead's thread and its reader share: the batches read, their bytes, spare memory, and whether the
+    pass ended. ``_valid`` belongs to the thread; the other fields are guarded by ``_lock``."""
+
+    def __init__(self, reader_end: socket.socket, specs: tuple[tf.TensorSpec, ...], spare: _Spare) -> None:
+        self._socket = reader_end
+        self._specs = specs
+        self._ready: collections.deque = collections.deque()  # (item, nbytes); item is a batch, _END or an error
+        self._bytes = 0
+        self._closed = False
+        self._finished = False  # the thread has put its last item and closed the socket
+        self._lock = threading.Condition()
+        self._thread: threading.Thread | None = None  # started by the first read: an unread pass costs nothing
+        self._spare = spare
+        self._valid: set[tuple[Any, ...]] = set()  # batch signatures checked against specs already
+
+    def next(self) -> Any:
+        with self._lock:
+            if self._thread is None and not self._closed:
+                self._thread = threading.Thread(target=self._run, name="tfnet-train C# batches", daemon=True)
+                self._thread.start()
+            while not self._ready and not self._finished and not self._closed:
+                self._lock.wait()
+            if not self._ready:
+                raise StopIteration
+            item, nbytes = self._ready.popleft()
+            if item is _END or isinstance(item, BaseException):
+                self._ready.appendleft((_END, 0))  # the pass stays ended for later reads
+            else:
+                self._bytes -= nbytes
+                self._lock.notify_all()
+        if item is _END:
+            raise StopIteration
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def recycle(self, batch: Any) -> None:
+        for array in batch if isinstance(batch, tuple) else (batch,):
+            self._spare.put(array)
+
+    def _checked(self, parts: list[np.ndarray], index: int) -> Any:
+        signature = tuple((p.shape, p.dtype) for p in parts)
+        if signature in self._valid:
+            return tuple(parts) if len(parts) > 1 else parts[0]
+        batch = checked(parts, self._specs, index)
+        self._valid.add(signature)
+        return batch
+
+    def _room(self) -> bool:
+        return self._closed or not self._ready or (
+            len(self._ready) < READ_AHEAD_BATCHES and self._bytes < READ_AHEAD_BYTES)
+
+    def _put(self, item: Any, nbytes: int = 0) -> None:
+        with self._lock:
+            self._ready.append((item, nbytes))
+            self._bytes += nbytes
+            self._lock.notify_all()
+
+    def _run(self) -> None:
+        in_flight: collections.deque = collections.deque()  # each request's buffers, alive until its answer
+        try:
+            with self._socket.makefile("rb") as reader:
+                for index in itertools.count():
+                    while len(in_flight) < (READ_AHEAD_REQUESTS if self._spare.layout else 1):  # sizes known
+                        buffers = tuple(self._spare.take(n) for n in self._spare.layout)
+                        in_flight.append(buffers)
+                        with contextlib.suppress(OSError):  # C# ended the pass already: its answers tell
+                            _send(self._socket, _request(buffers))
+                    with self._lock:
+                        while not self._room():
+                            self._lock.wait()
+                        if self._closed:
+                            break
+                    parts = _read_batch(reader, in_flight.popleft())
+                    if parts is None:
+                        self._put(_END)
+                        break
+                    self._spare.fit(parts)
+                    self._put(self._checked(parts, index), sum(p.nbytes for p in parts))
+        except BaseException as error:  # the reader sees it where the pass stopped (unless it left already)
+            if not self._closed:
+                self._put(error)
+        finally:
+            self._drain()
+            for buffers in in_flight:  # requests the pass ended before: no copy into them can still come
+                for buffer in buffers:
+                    self._spare.put(buffer)
+            with self._lock:
+                self._finished = True
+                self._socket.close()
+                self._lock.notify_all()
+
+    def _drain(self) -> None:
+        """Wait for the C# side to close its end, so no copy into this pass's buffers is still under way."""
+        with contextlib.suppress(OSError):
+            self._socket.shutdown(socket.SHUT_WR)  # its next read of a request ends the pass
+            while self._socket.recv(1 << 16):
+                pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+            if self._thread is None:
+                self._socket.close()
+            elif not self._finished:  # the C# side's next read ends its pass; a copy under way still completes
+                with contextlib.suppress(OSError):
+                    self._socket.shutdown(socket.SHUT_WR)
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array whose memory ``array`` views (itself when it owns its memory)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _request(buffers: tuple[np.ndarray, ...]) -> bytes:
+    return struct.pack("<i", len(buffers)) + b"".join(struct.pack("<qq", b.ctypes.data, b.nbytes) for b in buffers)
+
+
+def _send(sock: socket.socket, data: bytes) -> None:
+    """All of ``data``, without SIGPIPE when the C# end has closed (an embedded Python may not ignore that signal)."""
+    view = memoryview(data)
+    while view:
+        view = view[sock.send(view, socket.MSG_NOSIGNAL):]
+
+
+def _read_exact(reader: Any, count: int) -> bytes:
+    data = reader.read(count)
+    if len(data) != count:
+        raise HostBatchError("the C# batch producer stopped in the middle of a pass (its runtime was shut down?)")
+    return data
+
+
+def _read_batch(reader: Any, buffers: tuple[np.ndarray, ...]) -> list[np.ndarray] | None:
+    """The answer to a request that offered ``buffers``: the batch's parts (views of those buffers when C# copied
+    into them), None at the end of the pass; a C# error is raised here."""
+    (count,) = struct.unpack("<i", _read_exact(reader, 4))
+    if count == 0:
+        return None
+    if count < 0:
+        argument, length = struct.unpack("<ii", _read_exact(reader, 8))
+        message = _read_exact(reader, length).decode("utf-8")
+        raise (ValueError if argument else HostBatchError)(message)
+    layout = []
+    for _ in range(count):
+        code, rank = struct.unpack("<ii", _read_exact(reader, 8))
+        layout.append((struct.unpack(f"<{rank}q", _read_exact(reader, 8 * rank)), STREAM_DTYPES[code]))
+    how = _read_exact(reader, 1)
+    if how == b"k":
+        return [buffer[:int(np.prod(shape)) * dtype.itemsize].view(dtype).reshape(shape)
+                for buffer, (shape, dtype) in zip(buffers, layout, strict=True)]
+    if how != b"d":
+        raise HostBatchError(f"the C# batch producer sent an unknown batch mark {how!r}")
+    parts = []
+    for shape, dtype in layout:
+        part = np.empty(shape, dtype)
+        view = memoryview(part).cast("B")
+        done = 0
+        while done < part.nbytes:
+            n = reader.readinto(view[done:])
+            if not n:
+                raise HostBatchError("the C# batch producer stopped in the middle of a batch")
+            done += n
+        parts.append(part)
+    return parts
