@@ -13,7 +13,8 @@ against the target; it never judges (this machine is shared and noisy: compare r
                      "new arrays": the producer allocates each batch; "refilled": it writes every batch into
                      the same arrays, which the stream allows as it copies a batch before asking for the next)
 
-Run: .venv/bin/python benchmarks/bench_tfnet_face.py [--repeats 3] [--steps 60] [--epochs 2] [--quick]   (about 50 s)
+Run: .venv/bin/python benchmarks/bench_tfnet_face.py [--repeats 3] [--steps 60] [--epochs 2] [--quick]  (about 80 s;
+the Python tape loop is measured beside each C# one, as the machine's speed drifts between them)
 """
 
 from __future__ import annotations
@@ -174,6 +175,7 @@ def main() -> None:
         command, env = dotnet
         stream = run_results([*command, "stream", reps, str(args.epochs)], env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
         _streamed_lines(", .NET", stream)
+        py_tape = _per_step(run_results([*me, "tape", reps, str(args.steps)]), "tape")  # measured again beside it
         tape = _per_step(run_results([*command, "tape", reps, str(args.steps)],
                                      env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"}), "tape")
         _line("eager tape loop (.NET)", f"C# {tape * 1e3:.3f} ms/step, Python {py_tape * 1e3:.3f} ms/step",
