@@ -120,7 +120,7 @@ def test_block_buffers_are_written_again_only_when_no_tensor_holds_them() -> Non
     third = buffers.gather([X[32:40], X[40:48]])  # the first buffer again, now that no tensor holds it
     np.testing.assert_array_equal(second.numpy(), X[16:32])
     np.testing.assert_array_equal(third.numpy(), X[32:48])
-    assert sum(len(b) for b in buffers._free.values()) == 2
+    assert sum(len(b) for b in buffers._kept.values()) == 2
     assert buffers.gather([np.array(["a"]), np.array(["b"])]).numpy().tolist() == [b"a", b"b"]  # no DLPack: copied
 
 

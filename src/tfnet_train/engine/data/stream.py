@@ -33,7 +33,7 @@ class BlockBuffers:
     ALIGNMENT = 64  # bytes: what TensorFlow expects of the memory it borrows
 
     def __init__(self) -> None:
-        self._free: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
+        self._kept: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}  # by shape and dtype, in use or not
 
     def gather(self, arrays: Sequence[np.ndarray]) -> tf.Tensor:
         """The rows of ``arrays`` in one tensor (a dtype DLPack does not carry is converted, i.e. copied)."""
@@ -46,7 +46,7 @@ class BlockBuffers:
         return tf.experimental.dlpack.from_dlpack(out.__dlpack__())
 
     def _buffer(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        buffers = self._free.setdefault((shape, dtype), [])
+        buffers = self._kept.setdefault((shape, dtype), [])
         for buffer in buffers:
             if sys.getrefcount(buffer) <= 3:  # this list, the loop and the call: no tensor holds it
                 return buffer
