@@ -302,7 +302,7 @@ namespace TfNetTrain
             return true;
         }
 
-        private static void CopyToNative(Array source, DType dtype, IntPtr destination, int count)
+        internal static void CopyToNative(Array source, DType dtype, IntPtr destination, int count)
         {
             switch (dtype)
             {

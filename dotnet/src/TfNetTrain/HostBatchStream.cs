@@ -190,24 +190,13 @@ namespace TfNetTrain
             header.WriteByte(inPlace ? (byte)'k' : (byte)'d');
             if (inPlace)
             {
-                for (int i = 0; i < batch.Length; i++) CopyTo(batch[i], new IntPtr(BitConverter.ToInt64(offered, 16 * i)));
+                for (int i = 0; i < batch.Length; i++)
+                    ArrayExchange.CopyToNative(batch[i].Data, batch[i].DType, new IntPtr(BitConverter.ToInt64(offered, 16 * i)), batch[i].Size);
             }
             output.Write(header.GetBuffer(), (int)header.Length);
             if (!inPlace)
             {
                 foreach (NDArray part in batch) output.Write(part.Data, (long)part.Size * part.DType.ElementSize());
-            }
-        }
-
-        private static void CopyTo(NDArray part, IntPtr into)
-        {
-            Array data = part.Data;
-            switch (part.DType)
-            {
-                case DType.Float32: Marshal.Copy((float[])data, 0, into, data.Length); break;
-                case DType.Float64: Marshal.Copy((double[])data, 0, into, data.Length); break;
-                case DType.Int32: Marshal.Copy((int[])data, 0, into, data.Length); break;
-                default: Marshal.Copy((long[])data, 0, into, data.Length); break;
             }
         }
 

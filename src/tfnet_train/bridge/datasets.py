@@ -75,7 +75,7 @@ def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tupl
 
     def generate() -> Iterator[Any]:
         for index, parts in enumerate(held):
-            yield checked(list(parts), specs, index)
+            yield checked(parts, specs, index)
 
     dataset = tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
     return _with_source(dataset, generate)

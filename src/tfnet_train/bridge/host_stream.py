@@ -24,7 +24,7 @@ import socket
 import struct
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -131,8 +131,14 @@ class HostStream:
         self._early.start()
 
     def _new_pass(self) -> ReadAhead:
-        ended = weakref.WeakMethod(self._pass_ended)
-        ahead = ReadAhead(self._open_pass(), self.specs, self._spare, lambda: (ended() or (lambda: None))())
+        pass_ended = weakref.WeakMethod(self._pass_ended)  # a pass's thread does not keep the stream alive
+
+        def on_end() -> None:
+            method = pass_ended()
+            if method is not None:
+                method()
+
+        ahead = ReadAhead(self._open_pass(), self.specs, self._spare, on_end)
         self._ahead.add(ahead)
         return ahead
 
@@ -157,13 +163,18 @@ class HostStream:
         self.close()
 
 
-def checked(parts: list[np.ndarray], specs: tuple[tf.TensorSpec, ...], index: int) -> Any:
-    """The batch as a dataset yields it (one array or a tuple); TypeError when it does not fit `specs`."""
+def checked(parts: Sequence[np.ndarray], specs: tuple[tf.TensorSpec, ...], index: int) -> Any:
+    """The batch as a dataset yields it (see `_as_batch`); TypeError when it does not fit `specs`."""
     if len(parts) != len(specs):
         raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
     for i, (part, spec) in enumerate(zip(parts, specs)):
         if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
             raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
+    return _as_batch(parts)
+
+
+def _as_batch(parts: Sequence[np.ndarray]) -> Any:
+    """One array, or a tuple of the parts when there are several."""
     return tuple(parts) if len(parts) > 1 else parts[0]
 
 
@@ -213,7 +224,7 @@ class ReadAhead:
     """
 
     def __init__(self, reader_end: socket.socket, specs: tuple[tf.TensorSpec, ...], spare: _Spare,
-                 on_end: Callable[[], None] = lambda: None) -> None:
+                 on_end: Callable[[], None]) -> None:
         self._state = _AheadState(reader_end, specs, spare, on_end)
         self._finalizer = weakref.finalize(self, _AheadState.close, self._state)
 
@@ -294,7 +305,7 @@ class _AheadState:
     def _checked(self, parts: list[np.ndarray], index: int) -> Any:
         signature = tuple((p.shape, p.dtype) for p in parts)
         if signature in self._valid:
-            return tuple(parts) if len(parts) > 1 else parts[0]
+            return _as_batch(parts)
         batch = checked(parts, self._specs, index)
         self._valid.add(signature)
         return batch
