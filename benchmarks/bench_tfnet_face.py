@@ -15,6 +15,8 @@ against the target; it never judges (this machine is shared and noisy: compare r
 
 Run: .venv/bin/python benchmarks/bench_tfnet_face.py [--repeats 3] [--steps 60] [--epochs 2] [--quick]  (about 80 s;
 the Python tape loop is measured beside each C# one, as the machine's speed drifts between them)
+     .venv/bin/python benchmarks/bench_tfnet_face.py --alternate 5   (the tape loop only, in rounds of Python, .NET,
+     Python, Mono; each C# loop against the mean of the two Python runs around it; about 4 minutes)
 """
 
 from __future__ import annotations
@@ -134,12 +136,37 @@ def _streamed_lines(runtime: str, stream: list[dict]) -> None:
               arrays / streamed, ">= 0.8x")
 
 
+def alternate_tape(rounds: int, me: list[str], mono: list[str], reps: str, steps: str) -> None:
+    """The eager tape loop in rounds of Python, .NET, Python, Mono: the machine's drift shows in both Python runs."""
+    dotnet = _coreclr_command()
+    ratios: dict[str, list[float]] = {"Mono": [], ".NET": []}
+    for r in range(rounds):
+        python = _per_step(run_results([*me, "tape", reps, steps]), "tape")
+        net = None
+        if dotnet is not None:
+            command, env = dotnet
+            net = _per_step(run_results([*command, "tape", reps, steps], env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"}),
+                            "tape")
+        python = (python + _per_step(run_results([*me, "tape", reps, steps]), "tape")) / 2
+        cs = _per_step(run_results([*mono, "tape", reps, steps]), "tape")
+        ratios["Mono"].append(python / cs)
+        if net is not None:
+            ratios[".NET"].append(python / net)
+        print(f"round {r}: Python {python * 1e3:.2f}, Mono {cs * 1e3:.2f}"
+              + (f", .NET {net * 1e3:.2f}" if net is not None else "") + " ms/step", flush=True)
+    for runtime, values in ratios.items():
+        if values:
+            _line(f"eager tape loop ({runtime})", "rounds " + " ".join(f"{v:.3f}" for v in values),
+                  statistics.median(values), ">= 0.8x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--steps", type=int, default=60, help="tape steps per repeat")
     parser.add_argument("--epochs", type=int, default=2, help="epochs of 64 batches per fit")
     parser.add_argument("--quick", action="store_true", help="one repeat, fewer steps (a smoke run)")
+    parser.add_argument("--alternate", type=int, metavar="ROUNDS", help="the tape loop only, in alternating rounds")
     parser.add_argument("--python", nargs=3, metavar=("MODE", "REPEATS", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.python:
@@ -153,6 +180,9 @@ def main() -> None:
     me = [sys.executable, str(Path(__file__).resolve()), "--python"]
     mono = ["mono", str(FACE_EXE)]
     reps = str(args.repeats)
+    if args.alternate:
+        alternate_tape(args.alternate, me, mono, reps, str(args.steps))
+        return
 
     print(f"MLP {FEATURES}-{HIDDEN}-{CLASSES}, batch {BATCH}; medians of {args.repeats}; C# on Mono unless marked .NET")
     cs_tape = _per_step(run_results([*mono, "tape", reps, str(args.steps)]), "tape")
