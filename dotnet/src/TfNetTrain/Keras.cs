@@ -6,7 +6,7 @@ using Python.Runtime;
 namespace TfNetTrain
 {
     /// <summary>Model constructors, in the running <see cref="PythonRuntime"/> (see <see cref="PythonRuntime.Start"/>).</summary>
-    public static class Keras
+    public static partial class Keras
     {
         /// <summary>
         /// Seeds Python, NumPy and Keras (weight initialisers, dropout, shuffling), as Python's

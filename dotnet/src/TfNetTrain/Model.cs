@@ -13,7 +13,7 @@ namespace TfNetTrain
     /// model stays usable after them. Arguments are checked once, by the Python engine (its ValueError names the
     /// argument, the expected and the actual value); C# checks only what cannot cross the boundary (null arrays).
     /// </summary>
-    public sealed class Model : IDisposable
+    public sealed partial class Model : IDisposable
     {
         private readonly PythonRuntime _runtime;
         private PyObject _handle;

@@ -5,7 +5,7 @@ using System.Linq;
 namespace TfNetTrain.TensorFlowNet
 {
     /// <summary>TF.NET's <c>Tensorflow.Binding</c>: <c>using static TfNetTrain.TensorFlowNet.Binding;</c> gives tf and zip.</summary>
-    public static class Binding
+    public static partial class Binding
     {
         /// <summary>The tf namespace: ops, GradientTape, data, dtypes.</summary>
         public static readonly TensorFlowApi tf = new TensorFlowApi();
@@ -29,7 +29,7 @@ namespace TfNetTrain.TensorFlowNet
     }
 
     /// <summary>TF.NET's <c>tf</c>: the common ops on eager tensors, each running the TensorFlow function of the same name.</summary>
-    public sealed class TensorFlowApi
+    public sealed partial class TensorFlowApi
     {
         internal TensorFlowApi()
         {
@@ -139,7 +139,7 @@ namespace TfNetTrain.TensorFlowNet
     }
 
     /// <summary>TF.NET's <c>tf.nn</c> (the activations a custom loop uses).</summary>
-    public sealed class NnApi
+    public sealed partial class NnApi
     {
         internal NnApi()
         {

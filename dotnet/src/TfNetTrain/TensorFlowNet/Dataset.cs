@@ -6,7 +6,7 @@ using Python.Runtime;
 namespace TfNetTrain.TensorFlowNet
 {
     /// <summary>TF.NET's <c>tf.data</c>.</summary>
-    public sealed class DataApi
+    public sealed partial class DataApi
     {
         internal DataApi()
         {

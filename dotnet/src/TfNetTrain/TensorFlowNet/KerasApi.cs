@@ -6,14 +6,14 @@ using Python.Runtime;
 namespace TfNetTrain.TensorFlowNet
 {
     /// <summary>TF.NET's <c>Tensorflow.KerasApi</c>: <c>using static TfNetTrain.TensorFlowNet.KerasApi;</c> gives keras.</summary>
-    public static class KerasApi
+    public static partial class KerasApi
     {
         /// <summary>The keras namespace.</summary>
         public static readonly KerasInterface keras = new KerasInterface();
     }
 
     /// <summary>keras: models, layers, optimizers, losses, metrics, datasets — over the TfNetTrain objects.</summary>
-    public sealed class KerasInterface
+    public sealed partial class KerasInterface
     {
         internal KerasInterface()
         {

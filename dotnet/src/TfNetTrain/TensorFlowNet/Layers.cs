@@ -101,7 +101,7 @@ namespace TfNetTrain.TensorFlowNet
     /// keras.layers with TF.NET's names and argument names; each maps its arguments onto Keras 3's and returns a
     /// <see cref="Layer"/> over a <see cref="LayerSpec"/> (the PascalCase API's object).
     /// </summary>
-    public sealed class LayersApi
+    public sealed partial class LayersApi
     {
         internal LayersApi()
         {

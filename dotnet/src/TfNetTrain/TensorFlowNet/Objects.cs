@@ -50,7 +50,7 @@ namespace TfNetTrain.TensorFlowNet
     }
 
     /// <summary>keras.optimizers with TF.NET argument names, over <see cref="Optimizers"/>.</summary>
-    public sealed class OptimizerApi
+    public sealed partial class OptimizerApi
     {
         internal OptimizerApi()
         {
@@ -105,7 +105,7 @@ namespace TfNetTrain.TensorFlowNet
     }
 
     /// <summary>keras.losses with TF.NET argument names, over <see cref="LossSpec"/>.</summary>
-    public sealed class LossesApi
+    public sealed partial class LossesApi
     {
         internal LossesApi()
         {
@@ -171,7 +171,7 @@ namespace TfNetTrain.TensorFlowNet
     }
 
     /// <summary>keras.metrics with TF.NET argument names.</summary>
-    public sealed class MetricsApi
+    public sealed partial class MetricsApi
     {
         internal MetricsApi()
         {
