@@ -226,8 +226,8 @@ class HostLoss(keras.losses.Loss):
 
 
 def host_loss(host: Any, name: str | None, reduction: str | None) -> HostLoss:
-    """A HostLoss for a C# `Loss` subclass."""
-    return HostLoss(host, name, reduction or "sum_over_batch_size")
+    """A HostLoss for a C# `Loss` subclass (TF.NET's reduction "auto" is Keras's "sum_over_batch_size")."""
+    return HostLoss(host, name, "sum_over_batch_size" if reduction in (None, "auto") else reduction)
 
 
 class HostMetric(keras.metrics.Metric):
@@ -319,5 +319,6 @@ def variable_update(variable: Any, method: str, value: Any) -> None:
         raise ValueError(f"method must be one of {VARIABLE_UPDATES}; got {method!r}")
     value = tf.convert_to_tensor(value, dtype=variable.dtype)
     if not tf.TensorShape(variable.shape).is_compatible_with(value.shape):
-        raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable shape {tuple(variable.shape)}")
+        raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable shape "
+                         f"{tuple(variable.shape)}")
     getattr(variable, method)(value)
