@@ -322,3 +322,20 @@ def variable_update(variable: Any, method: str, value: Any) -> None:
         raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable shape "
                          f"{tuple(variable.shape)}")
     getattr(variable, method)(value)
+
+
+def model_shape(model: keras.Model, name: str) -> tuple[Any, ...]:
+    """``model.output_shape`` or ``model.input_shape`` (the first one's for several)."""
+    if name not in ("output_shape", "input_shape"):
+        raise ValueError(f"name must be 'output_shape' or 'input_shape'; got {name!r}")
+    shape = getattr(model, name)
+    if isinstance(shape, list) and shape and isinstance(shape[0], tuple | list):
+        shape = shape[0]
+    return tuple(shape)
+
+
+def layer_variables(layer: keras.layers.Layer, which: str) -> list[Any]:
+    """``layer.weights``, ``trainable_weights`` or ``non_trainable_weights``."""
+    if which not in ("weights", "trainable_weights", "non_trainable_weights"):
+        raise ValueError(f"which must be weights, trainable_weights or non_trainable_weights; got {which!r}")
+    return list(getattr(layer, which))
