@@ -84,8 +84,12 @@ def python_half(features: int, hidden: int, classes: int, batch: int, steps: int
 
     def fit_rate(m) -> float:
         m.compile(optimizers.SGD(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        return _median(repeats, lambda: m.fit(x0, y0, batch_size=batch, epochs=1, verbose=0, shuffle=False),
-                       lambda: (m.fit(x0, y0, batch_size=batch, epochs=epochs, verbose=0, shuffle=False), 16 * epochs)[1])
+
+        def run() -> int:
+            m.fit(x0, y0, batch_size=batch, epochs=epochs, verbose=0, shuffle=False)
+            return 16 * epochs
+
+        return _median(repeats, lambda: m.fit(x0, y0, batch_size=batch, epochs=1, verbose=0, shuffle=False), run)
 
     sequential = tfnet_train.Sequential([keras.Input((features,)), keras.layers.Dense(hidden, activation="relu"),
                                          keras.layers.Dense(classes)])
@@ -160,7 +164,8 @@ def main() -> None:
             cs = {k: statistics.median(r[k] for r in results) for k in results[0]}
             print(f"  {name:<5} traced loop {cs['traced']:9.0f}  ratio {cs['traced'] / py['traced']:6.3f}  (>= 0.9)   "
                   f"eager loop {cs['eager']:7.0f}  traced/eager {cs['traced'] / cs['eager']:6.1f}x  (>= 10)")
-            print(f"        subclass fit {cs['subclass_fit']:8.0f}  ratio {cs['subclass_fit'] / py['subclass_fit']:6.3f}  "
+            fit_ratio = cs["subclass_fit"] / py["subclass_fit"]
+            print(f"        subclass fit {cs['subclass_fit']:8.0f}  ratio {fit_ratio:6.3f}  "
                   f"(>= 0.95)   C# entered: traced step {int(cs['traced_host_calls'])} times in "
                   f"{int(cs['traced_steps'])} steps, subclass Call {int(cs['subclass_host_calls'])} times")
 

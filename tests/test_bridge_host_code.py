@@ -41,7 +41,8 @@ def test_a_signature_fixes_the_accepted_inputs() -> None:
     f([tf.zeros((2, 3))])
     f([tf.zeros((5, 3))])
     assert host.calls == 1
-    with pytest.raises(ValueError, match=r"'rows_of_three' was called with \(\(2, 4\) float32\).*\(\(None, 3\) float32\)"):
+    expected = r"'rows_of_three' was called with \(\(2, 4\) float32\).*\(\(None, 3\) float32\)"
+    with pytest.raises(ValueError, match=expected):
         f([tf.zeros((2, 4))])
     unknown = host_code.host_function(Delegate(lambda x: x * x), "square", 1, [(None, "float32")])
     unknown([tf.constant(2.0)])
