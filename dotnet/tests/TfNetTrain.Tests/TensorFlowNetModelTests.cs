@@ -68,6 +68,23 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void ModelOfTwoInputsTrainsOnOneArrayPerInput()
+        {
+            var a = keras.Input(shape: 3);
+            var b = keras.Input(shape: 2);
+            var joined = keras.layers.Concatenate().Apply(new Tensors(a, b));
+            IModel model = keras.Model(new Tensors(a, b), keras.layers.Dense(1).Apply(joined));
+            model.compile(new SGD(0.1f), keras.losses.MeanSquaredError());
+            var x = new[] { Data.Uniform(4, 12, 3), Data.Uniform(5, 12, 2) };
+            var y = Data.Uniform(6, 12, 1);
+            History history = model.fit(x, y, batch_size: 4, epochs: 3, verbose: 0, shuffle: false);
+            Assert.AreEqual(3, history["loss"].Count);
+            var expected = ((Functional)model).Model.Evaluate(x, y);
+            Assert.AreEqual(expected["loss"], model.evaluate(x, y, verbose: 0)["loss"], "the same call as the PascalCase Evaluate");
+            Assert.AreEqual(new[] { 12, 1 }, model.predict(x).numpy().Shape);
+        }
+
+        [Test]
         public void SequentialStartsWithKerasInput()
         {
             var model = keras.Sequential();

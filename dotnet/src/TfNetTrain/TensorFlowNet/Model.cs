@@ -24,8 +24,19 @@ namespace TfNetTrain.TensorFlowNet
                     float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
                     Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0);
 
+        /// <summary>Trains a model of several inputs, one array per input.</summary>
+        History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                    float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
+                    int initial_epoch = 0);
+
         /// <summary>Loss and metrics over arrays.</summary>
         Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+
+        /// <summary>Loss and metrics of a model of several inputs.</summary>
+        Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+
+        /// <summary>The outputs of a model of several inputs.</summary>
+        Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0);
 
         /// <summary>The outputs for every sample.</summary>
         Tensors predict(NDArray x, int batch_size = -1, int verbose = 0);
@@ -322,6 +333,31 @@ namespace TfNetTrain.TensorFlowNet
         public Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
         {
             return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+        }
+
+        /// <summary>Trains a model of several inputs on one array per input.</summary>
+        public History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                           float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
+                           int initial_epoch = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            return EngineModel.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
+                                   sample_weight, initial_epoch, null, (IList<NDArray>)null, null, 1, class_weight);
+        }
+
+        /// <summary>Loss and metrics of a model of several inputs, one array per input.</summary>
+        public Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+        }
+
+        /// <summary>The outputs of a model of several inputs, one array per input.</summary>
+        public Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            IList<NDArray> outputs = EngineModel.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
+            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
         }
 
         /// <summary>Loss and metrics over a dataset of (x, y) batches.</summary>
