@@ -339,3 +339,22 @@ def layer_variables(layer: keras.layers.Layer, which: str) -> list[Any]:
     if which not in ("weights", "trainable_weights", "non_trainable_weights"):
         raise ValueError(f"which must be weights, trainable_weights or non_trainable_weights; got {which!r}")
     return list(getattr(layer, which))
+
+
+def composed_layer(class_name: str, kwargs: dict[str, Any] | None, names: Sequence[str], layers: Sequence[Any]
+                   ) -> keras.layers.Layer:
+    """``keras.layers.<class_name>(**kwargs, name=layer, ...)`` where each of ``names`` is given a layer object (an
+    RNN's cell, the cells of StackedRNNCells, the layer Bidirectional wraps)."""
+    from tfnet_train.bridge.specs import build_layer
+
+    objects = {name: list(value) if isinstance(value, list | tuple) else value for name, value in zip(names, layers)}
+    return build_layer(class_name, {**(kwargs or {}), **objects})
+
+
+def cell_call(cell: keras.layers.Layer, inputs: Sequence[Any], states: Sequence[Any], training: bool | None = None
+              ) -> list[Any]:
+    """One step of a recurrent cell: the output, then every new state (flattened, as TF.NET's Tensors hold them)."""
+    x = inputs[0] if len(inputs) == 1 else list(inputs)
+    kwargs = {} if training is None else {"training": bool(training)}
+    output, new_states = cell(x, list(states), **kwargs)
+    return [output, *keras.tree.flatten(new_states)]

@@ -91,10 +91,13 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (_built == null)
             {
-                _built = IsHostCode ? MakeHostObject(runtime, f) : Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
+                _built = IsHostCode ? MakeHostObject(runtime, f) : MakeSpecObject(runtime, f);
             }
             return _built;
         }
+
+        /// <summary>The Keras layer of the spec.</summary>
+        internal virtual PyObject MakeSpecObject(PythonRuntime runtime, BridgeFacade f) => Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
 
         /// <summary>The Python object of a C# subclass, owning the layers it holds.</summary>
         internal virtual PyObject MakeHostObject(PythonRuntime runtime, BridgeFacade f)
