@@ -82,7 +82,8 @@ def read_events(log_dir: Any) -> Events:
     events = Events()
     for path in sorted(root.rglob("events.out.tfevents.*")):
         folder = path.parent.relative_to(root).as_posix()
-        for event in tf.compat.v1.train.summary_iterator(str(path)):
+        for record in tf.data.TFRecordDataset(str(path)):
+            event = tf.compat.v1.Event.FromString(record.numpy())
             if event.HasField("graph_def"):
                 events.graphs[folder] = events.graphs.get(folder, 0) + 1
                 graph = tf.compat.v1.GraphDef.FromString(event.graph_def)
