@@ -8,6 +8,7 @@ from pathlib import Path
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import tfnet_train
 from tfnet_train.callbacks.tensorboard import Events, read_events
@@ -111,6 +112,24 @@ def test_profiled_batch_range_matches_keras(tmp_path: Path) -> None:
     assert ("train", "batch_3") in got.tensors  # the trace of batches 2-3
     profiles = list((tmp_path / "engine" / "train" / "plugins" / "profile").rglob("*.xplane.pb"))
     assert len(profiles) == 1, profiles
+
+
+@pytest.mark.parametrize(("run_eagerly", "update_freq"), [(False, "epoch"), (False, 1), (True, "epoch")])
+def test_a_dataset_fit_draws_its_compiled_step(tmp_path: Path, run_eagerly: bool, update_freq: object) -> None:
+    """Whole passes in one compiled call (epoch logging) or one step per call (batch logging): either is drawn."""
+    _, model = twins("keras")
+    model.compile(tfnet_train.optimizers.SGD(0.1), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  run_eagerly=run_eagerly)
+    x, y = data()
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+    board = keras.callbacks.TensorBoard(str(tmp_path), update_freq=update_freq)
+    history = model.fit(dataset, epochs=2, verbose=0, callbacks=[board])
+    events = read_events(tmp_path)
+    assert_epochs_are_history(events, history.history)
+    if run_eagerly:  # nothing compiled, nothing drawn (as Keras)
+        assert events.graphs == {}
+    else:
+        assert events.graphs == {"train": 1} and any("hidden" in n for n in events.graph_nodes["train"])
 
 
 def test_read_events_names_a_missing_folder(tmp_path: Path) -> None:

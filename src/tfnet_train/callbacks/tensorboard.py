@@ -2,8 +2,9 @@
 
 Keras's ``TensorBoard`` overrides every batch hook, but with ``update_freq="epoch"``, no profiling and no
 ``write_steps_per_second`` its batch hooks only count batches nobody reads: the engine then runs whole epochs
-as it does without callbacks, and the event files are the same. The graph Keras writes at the first batch's end
-(from its own ``tf.function``) is written here from the engine's compiled training call.
+as it does without callbacks, and the event files are the same. At the first batch's end Keras's callback draws
+the graph of a traced ``tf.function`` it finds on ``model.train_function`` (Keras 3.15's own trainer offers none, so
+its fit writes no graph); the engine writes the graph of its compiled training call there instead.
 """
 
 from __future__ import annotations
@@ -30,11 +31,10 @@ def graph_writers(callbacks: Any) -> list[keras.callbacks.TensorBoard]:
             if isinstance(c, keras.callbacks.TensorBoard) and getattr(c, "_should_write_train_graph", False)]
 
 
-def write_train_graph(writers: list[keras.callbacks.TensorBoard], model: Any, rows: bool) -> None:
-    """Write the graph of ``model``'s compiled training call (none when it runs eagerly) to each writer's train
-    log, as Keras writes its train function's graph; each writer then writes no other. ``rows``: the call was
-    the in-memory rows function (else the step function over an iterator)."""
-    graph = _train_graph(model, rows)
+def write_train_graph(writers: list[keras.callbacks.TensorBoard], model: Any, data_handler: Any, block: Any) -> None:
+    """Write the graph of the compiled call that just trained ``block`` (none when the model runs eagerly) to each
+    writer's train log, as Keras writes its train function's graph; each writer then writes no other."""
+    graph = _train_graph(model, data_handler, block)
     for callback in writers:
         callback._should_write_train_graph = False
         if graph is not None:
@@ -42,13 +42,15 @@ def write_train_graph(writers: list[keras.callbacks.TensorBoard], model: Any, ro
                 tf.summary.graph(graph)
 
 
-def _train_graph(model: Any, rows: bool) -> tf.Graph | None:
-    if rows:  # in-memory arrays: the rows function's traces
+def _train_graph(model: Any, data_handler: Any, block: Any) -> tf.Graph | None:
+    if hasattr(block.iterator, "take"):  # in-memory arrays: the rows function's traces
         concrete = list(getattr(getattr(model, "_train_rows_function", None), "_concrete", {}).values())
-    else:
-        step = getattr(model.train_function, "step_function", None)
-        compiled = getattr(step, "__wrapped__", step)  # Keras wraps it to convert optionals
-        lister = getattr(compiled, "_list_all_concrete_functions", None)
+    else:  # a block of steps in one call, or Keras's step function over an iterator
+        function = (model._engine.replica_steps_function if data_handler.steps_in_one_call
+                    else getattr(model.train_function, "step_function", None))
+        if not hasattr(function, "_list_all_concrete_functions"):  # Keras wraps the step to convert optionals
+            function = getattr(function, "__wrapped__", function)
+        lister = getattr(function, "_list_all_concrete_functions", None)
         concrete = list(lister()) if callable(lister) else []
     return concrete[-1].graph if concrete else None
 

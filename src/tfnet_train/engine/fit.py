@@ -154,7 +154,7 @@ class FitMixin:
                         callbacks.on_train_batch_begin(block.begin)
                     logs = self.train_step_function(data_handler, block)
                     if graphs:  # TensorBoard's training graph, once the compiled call exists
-                        write_train_graph(graphs, self, rows=hasattr(block.iterator, "take"))
+                        write_train_graph(graphs, self, data_handler, block)
                         graphs = []
                     if batch_hooks:
                         callbacks.on_train_batch_end(block.end, logs)
