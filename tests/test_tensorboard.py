@@ -104,8 +104,9 @@ def test_epoch_only_logging_keeps_the_whole_epoch_path(tmp_path: Path, monkeypat
     assert whole == [True]  # the evaluate only: training and its validation went batch by batch
 
 
-def test_profiled_batch_range_matches_keras(tmp_path: Path) -> None:
-    reference, model = twins("keras")
+@pytest.mark.parametrize("semantics", ["keras", "tfnet"])
+def test_profiled_batch_range_matches_keras(tmp_path: Path, semantics: str) -> None:
+    reference, model = twins(semantics)
     _, expected = run(reference, tmp_path / "keras", profile_batch=(2, 3))
     _, got = run(model, tmp_path / "engine", profile_batch=(2, 3))
     assert got.tags() == expected.tags()
