@@ -1,5 +1,5 @@
 """Whole-model files and Keras callbacks for the C# host: `model.Save`, `Keras.Models.LoadModel` and the callback
-specs (EarlyStopping, ModelCheckpoint, BackupAndRestore) that C#'s Fit builds here."""
+specs (EarlyStopping, ModelCheckpoint, BackupAndRestore, TensorBoard) that C#'s Fit builds here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from tfnet_train.engine import Model
 
 #: The callbacks of tfnet_train.callbacks that C# describes as specs.
-CALLBACK_CLASSES: tuple[str, ...] = ("EarlyStopping", "ModelCheckpoint", "BackupAndRestore")
+CALLBACK_CLASSES: tuple[str, ...] = ("EarlyStopping", "ModelCheckpoint", "BackupAndRestore", "TensorBoard")
 
 
 def save_model(model: Any, path: str, overwrite: bool = True) -> None:

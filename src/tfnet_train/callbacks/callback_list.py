@@ -9,6 +9,8 @@ from typing import Any
 import keras
 from keras.src.utils.python_utils import is_default
 
+from tfnet_train.callbacks import tensorboard
+
 #: Batch-level hook names per mode. `on_batch_begin`/`on_batch_end` are the train-mode aliases.
 BATCH_HOOKS: dict[str, tuple[str, ...]] = {
     "train": ("on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end"),
@@ -29,6 +31,8 @@ def listens(callback: keras.callbacks.Callback, mode: str) -> bool:
     asks = getattr(callback, "needs_batch_hooks", None)
     if callable(asks):
         return bool(asks(mode))
+    if isinstance(callback, keras.callbacks.TensorBoard):
+        return tensorboard.listens(callback, mode)
     if isinstance(callback, keras.callbacks.ProgbarLogger) and mode != "train" and callback._called_in_fit:
         return False  # the progress bar draws nothing for validation batches inside fit
     return any(not is_default(getattr(callback, hook)) for hook in BATCH_HOOKS[mode])

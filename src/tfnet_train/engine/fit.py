@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+import keras
 import numpy as np
 import tensorflow as tf
 from keras.src.trainers.data_adapters import data_adapter_utils
 
 from tfnet_train.callbacks import CallbackList
+from tfnet_train.callbacks.tensorboard import graph_writers, write_train_graph
 from tfnet_train.engine.data import DataHandler, expand_1d, train_validation_split
 
 
@@ -21,6 +24,15 @@ def check_verbose(verbose: Any) -> int | str:
 def skip_needed(model: Any) -> bool:
     """Whether a backup asks fit to pass steps of its first epoch (they are passed one execution at a time)."""
     return bool(getattr(model, "_initial_step", 0))
+
+
+def capped_steps(steps: int | None) -> int | None:
+    """``steps`` under ``keras.config.max_steps_per_epoch()`` (a debugging cap), as Keras's EpochIterator caps it."""
+    cap = keras.config.max_steps_per_epoch()
+    if cap and (not steps or cap < steps):
+        warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=3)
+        return cap
+    return steps
 
 
 def _check_count(name: str, value: Any, low: int) -> int:
@@ -63,6 +75,10 @@ class FitMixin:
         check_verbose(verbose)
         epochs = _check_count("epochs", epochs, 0)
         initial_epoch = _check_count("initial_epoch", initial_epoch, 0)
+        max_epochs = keras.config.max_epochs()  # Keras's debugging cap on epochs
+        if max_epochs and max_epochs < epochs:
+            warnings.warn(f"Limiting epochs to {max_epochs}", stacklevel=2)
+            epochs = max_epochs
         if not isinstance(validation_freq, list):
             _check_count("validation_freq", validation_freq, 1)
         if x is None:
@@ -74,7 +90,7 @@ class FitMixin:
             raise ValueError(f"validation_split must be in [0, 1), got {validation_split!r}")
         self._check_data(x, y)
         data_handler = DataHandler(
-            x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps_per_epoch, shuffle=shuffle,
+            x, y, sample_weight, batch_size=batch_size, steps_per_epoch=capped_steps(steps_per_epoch), shuffle=shuffle,
             class_weight=class_weight, steps_per_execution=self.steps_per_execution, profile=profile,
             seed=self._engine.seed, distribute_strategy=self.distribute_strategy,
         )
@@ -113,6 +129,7 @@ class FitMixin:
         callbacks.on_train_begin()
         self._engine.train_counter.assign(0)  # TF.NET: once per fit (here after on_train_begin could fail)
         batch_hooks = callbacks.needs_batch_hooks("train")
+        graphs = graph_writers(callbacks)
         if not batch_hooks and not skip_needed(self):
             data_handler.run_whole_epochs(training=True)
         training_logs = None
@@ -136,6 +153,9 @@ class FitMixin:
                     if batch_hooks:
                         callbacks.on_train_batch_begin(block.begin)
                     logs = self.train_step_function(data_handler, block)
+                    if graphs:  # TensorBoard's training graph, once the compiled call exists
+                        write_train_graph(graphs, self, data_handler, block)
+                        graphs = []
                     if batch_hooks:
                         callbacks.on_train_batch_end(block.end, logs)
                     if self.stop_training:

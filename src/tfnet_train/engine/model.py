@@ -14,6 +14,7 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
+from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 from keras.src.models.functional import Functional as KerasFunctional
 from keras.src.models.model import functional_init_arguments
 from keras.src.trainers.trainer import Trainer as KerasTrainer
@@ -70,24 +71,14 @@ def _inject_functional(cls: type) -> type:
     return cls
 
 
-class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, SaveMixin, keras.Model):
-    """A Keras 3 model trained by the TF.NET-mirroring engine.
-
-    ``Model(inputs=..., outputs=...)`` builds a functional model; subclasses define ``call``.
-    """
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Model:
-        if cls is Model and functional_init_arguments(args, kwargs):
-            return Functional.__new__(Functional, *args, **kwargs)
-        return super().__new__(cls, *args, **kwargs)
+class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, TensorFlowTrainer):
+    """The engine's trainer: Keras's TensorFlow trainer with TF.NET's compile, fit, evaluate, predict and
+    train_step. ``Model`` is built on it; like Keras's, it can be mixed into a Keras layer
+    (``class MyModel(Trainer, keras.layers.Layer)`` calling ``Trainer.__init__(self)``) to train that layer."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        object.__setattr__(self, "_engine", EngineState())
-        if functional_init_arguments(args, kwargs) and not isinstance(self, KerasFunctional):
-            _inject_functional(type(self))  # a functional-style subclass: super().__init__(inputs=, outputs=)
-            KerasTrainer.__init__(self)
-            KerasFunctional.__init__(self, *args, **kwargs)
-            return
+        if "_engine" not in vars(self):
+            object.__setattr__(self, "_engine", EngineState())
         super().__init__(*args, **kwargs)
 
     # ----- Model.Metrics.cs ---------------------------------------------------------------------------------------
@@ -167,6 +158,27 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
                 m = int(tf.nest.flatten(value)[0].shape[0])
                 if m != n:
                     raise ValueError(f"x and {name} must have the same number of samples, got x: {n}, {name}: {m}")
+
+
+class Model(Trainer, SaveMixin, keras.Model):
+    """A Keras 3 model trained by the TF.NET-mirroring engine.
+
+    ``Model(inputs=..., outputs=...)`` builds a functional model; subclasses define ``call``.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Model:
+        if cls is Model and functional_init_arguments(args, kwargs):
+            return Functional.__new__(Functional, *args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        object.__setattr__(self, "_engine", EngineState())
+        if functional_init_arguments(args, kwargs) and not isinstance(self, KerasFunctional):
+            _inject_functional(type(self))  # a functional-style subclass: super().__init__(inputs=, outputs=)
+            KerasTrainer.__init__(self)
+            KerasFunctional.__init__(self, *args, **kwargs)
+            return
+        super().__init__(*args, **kwargs)
 
 
 @keras.saving.register_keras_serializable(package="tfnet_train")

@@ -144,6 +144,7 @@ class TrainMixin:
                 raise StopIteration
             return outputs
 
+        function.step_function = one_step_on_data  # its traces are the graph TensorBoard shows
         return function
 
     def _maybe_symbolic_build(self, iterator: Any = None, data_batch: Any = None) -> None:
