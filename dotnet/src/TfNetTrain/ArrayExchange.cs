@@ -24,6 +24,10 @@ namespace TfNetTrain
         {
             if (array == null) throw new ArgumentNullException(nameof(array));
             EnsureNumpy();
+            using (PyObject python = array.PythonArrayOrNull())
+            {
+                if (python != null) return python.InvokeMethod("copy"); // a Python-backed array: copied in Python
+            }
             int[] shape = array.ShapeNoCopy;
             PyObject result;
             using (var pyShape = ShapeTuple(shape))
@@ -57,6 +61,8 @@ namespace TfNetTrain
         {
             if (array == null) throw new ArgumentNullException(nameof(array));
             EnsureNumpy();
+            PyObject python = array.PythonArrayOrNull();
+            if (python != null) return python; // a Python-backed array is its own view
             using (var exported = array.Data.ToPython())
             using (var flat = _numpyAsarray.Invoke(exported))
             using (var pyShape = ShapeTuple(array.ShapeNoCopy))
@@ -155,6 +161,25 @@ namespace TfNetTrain
                 }
                 if (source.Size > 0) CopyToNative(source.Data, source.DType, buffer.Buffer, source.Size);
             }
+        }
+
+        /// <summary>True for a numpy ndarray (exactly; not a subclass).</summary>
+        public static bool IsNdarray(PyObject value)
+        {
+            EnsureNumpy();
+            return IsExactNdarray(value);
+        }
+
+        /// <summary><paramref name="array"/> C-contiguous: a new reference to it, or a contiguous copy made in numpy.</summary>
+        public static PyObject Contiguous(PyObject array)
+        {
+            EnsureNumpy();
+            using (var flags = array.GetAttr("flags"))
+            using (var c = flags.GetAttr("c_contiguous"))
+            {
+                if (c.IsTrue()) return array.NewReference();
+            }
+            using (var numpy = Py.Import("numpy")) return numpy.InvokeMethod("ascontiguousarray", array);
         }
 
         /// <summary>Releases cached numpy objects (with the GIL, before the interpreter shuts down).</summary>

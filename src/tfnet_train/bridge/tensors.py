@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tfnet_train.bridge.arrays import exchange_array
@@ -28,6 +29,31 @@ OPS: dict[str, Any] = {
     "zeros": tf.zeros, "ones": tf.ones, "fill": tf.fill, "identity": tf.identity,
     "sigmoid": tf.sigmoid, "tanh": tf.tanh, "relu": tf.nn.relu, "softmax": tf.nn.softmax,
     "clip_by_value": tf.clip_by_value, "squeeze": tf.squeeze, "expand_dims": tf.expand_dims,
+    "slice": tf.slice, "tile": tf.tile, "gather": tf.gather, "gather_nd": tf.gather_nd,
+    "squared_difference": tf.math.squared_difference, "ones_like": tf.ones_like, "zeros_like": tf.zeros_like,
+    "reduce_prod": tf.reduce_prod, "reduce_std": tf.math.reduce_std, "reduce_variance": tf.math.reduce_variance,
+    "reduce_all": tf.reduce_all, "reduce_any": tf.reduce_any, "floordiv": tf.math.floordiv,
+    "floormod": tf.math.floormod, "greater_equal": tf.greater_equal, "less_equal": tf.less_equal,
+    "logical_and": tf.logical_and, "logical_or": tf.logical_or, "logical_not": tf.logical_not,
+    "where": tf.where, "range": tf.range, "size": tf.size, "shape": tf.shape, "rank": tf.rank,
+    "sin": tf.sin, "cos": tf.cos, "tan": tf.tan, "floor": tf.floor, "ceil": tf.math.ceil, "round": tf.round,
+    "sign": tf.sign, "reciprocal": tf.math.reciprocal, "rsqrt": tf.math.rsqrt, "log1p": tf.math.log1p,
+    "softplus": tf.math.softplus, "erf": tf.math.erf, "add_n": tf.add_n, "cumsum": tf.cumsum,
+    "top_k": lambda x, k=1: tf.math.top_k(x, k).values, "in_top_k": tf.math.in_top_k,
+    "count_nonzero": tf.math.count_nonzero, "l2_normalize": tf.math.l2_normalize,
+    "truediv": tf.math.truediv, "einsum": tf.einsum, "pad": tf.pad,
+    "split": tf.split, "unstack": tf.unstack, "broadcast_to": tf.broadcast_to, "boolean_mask": tf.boolean_mask,
+    "random_normal": tf.random.normal, "random_uniform": tf.random.uniform,
+    "truncated_normal": tf.random.truncated_normal, "random_shuffle": tf.random.shuffle,
+    "nn_sparse_softmax_cross_entropy_with_logits": tf.nn.sparse_softmax_cross_entropy_with_logits,
+    "nn_softmax_cross_entropy_with_logits": tf.nn.softmax_cross_entropy_with_logits,
+    "nn_sigmoid_cross_entropy_with_logits": tf.nn.sigmoid_cross_entropy_with_logits,
+    "nn_conv2d": tf.nn.conv2d, "nn_bias_add": tf.nn.bias_add, "nn_max_pool": tf.nn.max_pool2d,
+    "nn_avg_pool": tf.nn.avg_pool2d, "nn_dropout": tf.nn.dropout, "nn_log_softmax": tf.nn.log_softmax,
+    "nn_leaky_relu": tf.nn.leaky_relu, "nn_elu": tf.nn.elu, "nn_tanh": tf.nn.tanh, "nn_l2_loss": tf.nn.l2_loss,
+    "nn_moments": lambda x, axes, keepdims=False: list(tf.nn.moments(x, axes, keepdims=keepdims)),
+    "keras_activation": lambda name, x: keras.activations.get(name)(x),
+    "nn_embedding_lookup": tf.nn.embedding_lookup, "nn_relu6": tf.nn.relu6, "nn_silu": tf.nn.silu,
 }
 
 
@@ -39,6 +65,21 @@ def to_tensor(value: Any, dtype: str | None = None) -> tf.Tensor:
 def tensor_numpy(value: Any) -> Any:
     """The value of a tensor or variable as an exchange array."""
     return exchange_array(value)
+
+
+def tensor_value(value: Any) -> Any:
+    """The value of a tensor or variable as a numpy array (kept in Python: C# wraps it without copying)."""
+    return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def tensor_getitem(value: Any, key: Sequence[Any]) -> Any:
+    """`value[key]` with keys as `numpy_face.getitem` takes them (ints, slice strings)."""
+    from tfnet_train.bridge.numpy_face import _key
+
+    try:
+        return value[_key(key)]
+    except (IndexError, ValueError, tf.errors.InvalidArgumentError) as error:
+        raise ValueError(f"index {list(key)!r} does not fit shape {tuple(value.shape)}: {error}") from None
 
 
 def tensor_info(value: Any) -> dict[str, Any]:
@@ -58,6 +99,57 @@ def tensor_op(name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = No
         return OPS[name](*args, **_check_kwargs("op", kwargs))
     except tf.errors.InvalidArgumentError as error:
         raise ValueError(f"tf.{name}: {error.message}") from None
+
+
+def make_variable(value: Any, dtype: str | None = None, name: str | None = None, trainable: bool = True) -> tf.Variable:
+    """`tf.Variable(value, dtype=dtype, name=name, trainable=trainable)` (value: number, array, list or tensor)."""
+    initial = tf.convert_to_tensor(value, dtype=dtype)
+    return tf.Variable(initial, name=name, trainable=bool(trainable))
+
+
+def variable_assign(variable: Any, method: str, value: Any) -> Any:
+    """`variable.assign(value)`, `assign_add` or `assign_sub`; shapes are checked first (no change on error)."""
+    if method not in ("assign", "assign_add", "assign_sub"):
+        raise _unknown("assignment", method, ["assign", "assign_add", "assign_sub"])
+    if not isinstance(variable, tf.Variable):
+        raise TypeError(f"variable must be a tf.Variable; got {type(variable).__name__}")
+    value = tf.convert_to_tensor(value, dtype=variable.dtype)
+    if not variable.shape.is_compatible_with(value.shape):
+        raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable {variable.name} "
+                         f"shape {tuple(variable.shape)}")
+    getattr(variable, method)(value)
+    return variable
+
+
+def clear_session() -> None:
+    """`keras.backend.clear_session()`."""
+    keras.backend.clear_session()
+
+
+def executing_eagerly() -> bool:
+    """`tf.executing_eagerly()` (always True on this engine's host side)."""
+    return bool(tf.executing_eagerly())
+
+
+def dataset_iterator(dataset: Any) -> Any:
+    """An iterator over `dataset` (one pass), for C# enumeration."""
+    if not isinstance(dataset, tf.data.Dataset):
+        raise TypeError(f"dataset must be a tf.data.Dataset; got {type(dataset).__name__}")
+    return iter(dataset)
+
+
+def iterator_next(iterator: Any) -> list[Any] | None:
+    """The next element as a flat list of tensors, or None at the end of the pass."""
+    try:
+        element = next(iterator)
+    except StopIteration:
+        return None
+    return list(element) if isinstance(element, tuple | list) else [element]
+
+
+def dataset_zip(datasets: Sequence[Any]) -> tf.data.Dataset:
+    """`tf.data.Dataset.zip(tuple(datasets))`."""
+    return tf.data.Dataset.zip(tuple(datasets))
 
 
 def gradient_tape(persistent: bool = False) -> tf.GradientTape:
