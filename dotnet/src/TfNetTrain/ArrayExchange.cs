@@ -67,7 +67,7 @@ namespace TfNetTrain
             using (var flat = _numpyAsarray.Invoke(exported))
             using (var pyShape = ShapeTuple(array.ShapeNoCopy))
             {
-                return flat.InvokeMethod("reshape", pyShape);
+                return flat.InvokeMethod("reshape", new PyObject[] { pyShape }); // the shape as one argument (a rank-0 shape is an empty tuple)
             }
         }
 

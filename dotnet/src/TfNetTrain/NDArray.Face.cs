@@ -64,6 +64,34 @@ namespace TfNetTrain
             set => NumPyApi.SetItem(this, new object[] { string.Join(",", slices.Select(s => s.ToString())) }, value);
         }
 
+        /// <summary>
+        /// Value equality, as TF.NET's NDArray has it: same shape and equal elements (of any numeric dtype) — an NDArray,
+        /// a C# array or a number. Use <see cref="BitwiseEquals"/> for equality to the last bit.
+        /// </summary>
+        public override bool Equals(object obj)
+        {
+            if (ReferenceEquals(this, obj)) return true;
+            NDArray other = obj as NDArray;
+            if (other == null)
+            {
+                if (obj is Array array) other = NumPyApi.FromAny(array);
+                else if (obj is float || obj is double || obj is int || obj is long) other = Scalar(Convert.ToDouble(obj));
+                else return false;
+            }
+            if (!_shape.SequenceEqual(other._shape)) return false;
+            if (!IsPythonBacked && !other.IsPythonBacked && _exchangeOrCSharp && other._exchangeOrCSharp)
+            {
+                for (int i = 0; i < Size; i++) if (GetDouble(i) != other.GetDouble(i)) return false;
+                return true;
+            }
+            return (bool)NumPyApi.Invoke("array_equal", this, other);
+        }
+
+        /// <summary>Consistent with <see cref="Equals(object)"/>: the shape only.</summary>
+        public override int GetHashCode() => _shape.Aggregate(17, (h, d) => h * 31 + d);
+
+        private bool _exchangeOrCSharp => _npDtype == null || _exchangeDtype;
+
         public static NDArray operator +(NDArray a, NDArray b) => NumPyApi.Binary("add", a, b);
         public static NDArray operator -(NDArray a, NDArray b) => NumPyApi.Binary("subtract", a, b);
         public static NDArray operator *(NDArray a, NDArray b) => NumPyApi.Binary("multiply", a, b);

@@ -178,6 +178,11 @@ def to_categorical(y: Any, num_classes: int | None = None, dtype: str = "float32
     return np.asarray(keras.utils.to_categorical(np.asarray(y), num_classes), dtype=dtype)
 
 
+def scalar_value(value: np.ndarray) -> float:
+    """The one element of `value` as a Python float (bools as 0.0/1.0)."""
+    return float(np.asarray(value).reshape(-1)[0])
+
+
 def to_string(value: np.ndarray) -> str:
     """`str(value)` as NumPy prints it."""
     return str(value)

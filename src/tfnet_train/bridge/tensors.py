@@ -53,6 +53,10 @@ OPS: dict[str, Any] = {
     "nn_leaky_relu": tf.nn.leaky_relu, "nn_elu": tf.nn.elu, "nn_tanh": tf.nn.tanh, "nn_l2_loss": tf.nn.l2_loss,
     "nn_moments": lambda x, axes, keepdims=False: list(tf.nn.moments(x, axes, keepdims=keepdims)),
     "keras_activation": lambda name, x: keras.activations.get(name)(x),
+    "keras_top_k_categorical_accuracy": lambda y_true, y_pred, k=5: keras.metrics.top_k_categorical_accuracy(
+        y_true, y_pred, k=k),
+    "keras_sparse_top_k_categorical_accuracy": lambda y_true, y_pred, k=5: (
+        keras.metrics.sparse_top_k_categorical_accuracy(y_true, y_pred, k=k)),
     "nn_embedding_lookup": tf.nn.embedding_lookup, "nn_relu6": tf.nn.relu6, "nn_silu": tf.nn.silu,
 }
 

@@ -67,6 +67,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (value == null) throw new ArgumentNullException(nameof(value));
             if (value is Tensor) return Op("identity", value);
+            if (value is Array array) value = NumPyApi.FromAny(array); // C# arrays keep their shape
             return Make("to_tensor", new[] { value, dtype });
         }
 

@@ -96,7 +96,7 @@ namespace TfNetTrain.TensorFlowNet
         public NDArray transpose(NDArray a) => Invoke("transpose", a);
         public NDArray transpose(NDArray a, int[] axes) => Invoke("transpose", a, axes);
         public NDArray squeeze(NDArray a) => Invoke("squeeze", a);
-        public NDArray expand_dims(NDArray a, int axis) => Invoke("expand_dims", a, axis);
+        public NDArray expand_dims(NDArray a, int axis = -1) => Invoke("expand_dims", a, axis);
         public NDArray concatenate(NDArray[] arrays, int axis = 0) => Invoke("concatenate", List(arrays, nameof(arrays)), axis);
         public NDArray stack(NDArray[] arrays, int axis = 0) => Invoke("stack", List(arrays, nameof(arrays)), axis);
         public NDArray vstack(params NDArray[] arrays) => Invoke("vstack", List(arrays, nameof(arrays)));
@@ -259,12 +259,19 @@ namespace TfNetTrain.TensorFlowNet
             return Face.Run(runtime, f =>
             {
                 using (var py = array.PythonView())
-                using (var item = py.InvokeMethod("item"))
-                using (var asFloat = new PyFloat(item))
+                using (var item = Face.Invoke(f, "numpy_face", "scalar_value", new object[] { py }))
                 {
-                    return asFloat.As<double>();
+                    return item.As<double>();
                 }
             });
+        }
+
+        /// <summary>An NDArray of a C# array (bytes and bools through numpy, the four C# dtypes by block copy; jagged rows as a matrix).</summary>
+        internal static NDArray FromAny(Array data)
+        {
+            if (data is byte[] bytes) return FromBytes(bytes);
+            if (data is bool[] bools) return FromBools(bools);
+            return NDArray.From(TensorFlowApi.Rectangular(data, nameof(data)));
         }
 
         /// <summary>The values as NumPy prints them.</summary>

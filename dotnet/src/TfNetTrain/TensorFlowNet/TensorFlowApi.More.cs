@@ -19,6 +19,13 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>tf.initializers (TF.NET's initializer objects, each a Keras initializer by name).</summary>
         public InitializersApi initializers { get; } = new InitializersApi();
 
+        /// <summary>An initializer of one constant value (tf.constant_initializer).</summary>
+        public Initializer constant_initializer(double value, TF_DataType dtype = TF_DataType.TF_FLOAT) => initializers.constant_initializer(value);
+
+        public Initializer zeros_initializer => initializers.zeros_initializer;
+        public Initializer ones_initializer => initializers.ones_initializer;
+        public Initializer glorot_uniform_initializer => initializers.glorot_uniform_initializer;
+
         /// <summary>tf.train: graph-mode optimizers, present only so programs compile (each throws).</summary>
         public TrainApi train { get; } = new TrainApi();
 
@@ -56,15 +63,13 @@ namespace TfNetTrain.TensorFlowNet
         public ResourceVariable Variable(object initial_value, bool trainable = true, string name = null, TF_DataType dtype = TF_DataType.DtInvalid)
         {
             if (initial_value == null) throw new ArgumentNullException(nameof(initial_value));
-            object value = initial_value is Array array && !(initial_value is int[] || initial_value is long[] || initial_value is float[] || initial_value is double[])
-                ? (object)NDArray.From(Flatten(array, nameof(initial_value))) : initial_value;
-            if (initial_value is float[] || initial_value is double[] || initial_value is int[] || initial_value is long[]) value = NDArray.From((Array)initial_value);
+            object value = initial_value is Array array ? NumPyApi.FromAny(array) : initial_value;
             PythonRuntime runtime = Face.Runtime;
             return Face.Run(runtime, f => new ResourceVariable(runtime, Face.Invoke(f, "tensors", "make_variable", new[] { value, dtype, name, (object)trainable })));
         }
 
         /// <summary>TF.NET's jagged arrays (new[] { new[] { 1f } }) as a rectangular array.</summary>
-        private static Array Flatten(Array array, string paramName)
+        internal static Array Rectangular(Array array, string paramName)
         {
             if (array.Rank > 1 || !(array.GetType().GetElementType().IsArray)) return array;
             var rows = array.Cast<Array>().ToArray();
@@ -291,6 +296,7 @@ namespace TfNetTrain.TensorFlowNet
         public Initializer Zeros() => new Initializer("zeros");
         public Initializer Ones() => new Initializer("ones");
         public Initializer random_normal_initializer(float mean = 0f, float stddev = 0.05f, int? seed = null) => new Initializer("random_normal", seed, mean, stddev);
+        public Initializer constant_initializer(double value) => new Initializer("constant") { ConstantValue = value };
         public Initializer truncated_normal_initializer(float mean = 0f, float stddev = 0.05f, int? seed = null) => new Initializer("truncated_normal", seed, mean, stddev);
     }
 
@@ -314,6 +320,12 @@ namespace TfNetTrain.TensorFlowNet
         public int? Seed { get; }
         internal float Mean { get; }
         internal float Stddev { get; }
+
+        internal object ConstantValue { get; set; }
+
+        /// <summary>What a layer's initializer argument takes: the name, or Keras's config for a constant.</summary>
+        public object Config => ConstantValue == null ? (object)Name
+            : new Dictionary<string, object> { { "class_name", "Constant" }, { "config", new Dictionary<string, object> { { "value", ConstantValue } } } };
 
         /// <summary>The Keras name (what layers take as kernel_initializer).</summary>
         public static implicit operator string(Initializer initializer) => initializer?.Name;
