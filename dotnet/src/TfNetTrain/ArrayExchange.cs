@@ -329,6 +329,7 @@ namespace TfNetTrain
 
         internal static void CopyToNative(Array source, DType dtype, IntPtr destination, int count)
         {
+            ExchangeCounters.ToPython((long)count * dtype.ElementSize());
             switch (dtype)
             {
                 case DType.Float32: Marshal.Copy((float[])source, 0, destination, count); break;
@@ -340,6 +341,7 @@ namespace TfNetTrain
 
         private static void CopyFromNative(IntPtr source, Array destination, DType dtype, int count)
         {
+            ExchangeCounters.ToCSharp((long)count * dtype.ElementSize());
             switch (dtype)
             {
                 case DType.Float32: Marshal.Copy(source, (float[])destination, 0, count); break;

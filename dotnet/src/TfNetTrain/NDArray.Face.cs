@@ -71,6 +71,7 @@ namespace TfNetTrain
         public override bool Equals(object obj)
         {
             if (ReferenceEquals(this, obj)) return true;
+            if (ReferenceEquals(obj, null)) return false;
             NDArray other = obj as NDArray;
             if (other == null)
             {
@@ -86,6 +87,11 @@ namespace TfNetTrain
             }
             return (bool)NumPyApi.Invoke("array_equal", this, other);
         }
+
+        /// <summary>Value equality (<see cref="Equals(object)"/>), as TF.NET's <c>==</c> on NDArrays; null equals only null.</summary>
+        public static bool operator ==(NDArray a, NDArray b) => ReferenceEquals(a, b) || (!ReferenceEquals(a, null) && a.Equals(b));
+
+        public static bool operator !=(NDArray a, NDArray b) => !(a == b);
 
         /// <summary>Consistent with <see cref="Equals(object)"/>: the shape only.</summary>
         public override int GetHashCode() => _shape.Aggregate(17, (h, d) => h * 31 + d);

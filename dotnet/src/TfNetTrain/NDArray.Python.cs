@@ -104,6 +104,7 @@ namespace TfNetTrain
                 using (var buffer = contiguous.GetBuffer(PyBUF.C_CONTIGUOUS))
                 {
                     CopyFromPointer(buffer.Buffer, result, size);
+                    ExchangeCounters.ToCSharp(buffer.Length);
                 }
                 return 0;
             });

@@ -305,6 +305,7 @@ namespace TfNetTrain.TensorFlowNet
             {
                 using (var exported = data.ToPython())
                 {
+                    ExchangeCounters.ToPython(length * (dtype == "bool" || dtype == "uint8" ? 1 : 4));
                     return NDArray.WrapPython(runtime, Face.Invoke(f, "numpy_face", "from_buffer", new object[] { exported, new[] { length }, dtype }));
                 }
             });
