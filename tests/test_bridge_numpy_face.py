@@ -105,3 +105,18 @@ def test_dataset_iteration_and_zip() -> None:
     assert len(list(zipped)) == 2
     with pytest.raises(TypeError, match="tf.data.Dataset"):
         tensors.dataset_iterator([1, 2])
+
+
+def test_hamming_loss_by_hand() -> None:
+    # multiclass, threshold 0.6: rows 0-2 hit their one true class, row 3 predicts nothing above 0.6 -> 1/4
+    y_true = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 1, 0, 0]])
+    y_pred = np.array([[0.8, 0.1, 0.1, 0], [0.2, 0, 0.8, 0], [0.05, 0.05, 0.1, 0.8], [1, 0, 0, 0]], np.float32)
+    metric = tensors.build_metric("HammingLoss", {"mode": "multiclass", "threshold": 0.6})
+    metric.update_state(y_true, y_pred)
+    assert float(metric.result()) == pytest.approx(0.25)
+    # multilabel: 1 of 3 labels wrong in one row of two -> (1/3 + 0) / 2
+    multilabel = tensors.hamming_loss(np.array([[1, 0, 1], [0, 1, 0]]), np.array([[0.9, 0.1, 0.2], [0.1, 0.9, 0.1]]),
+                                      threshold=0.5, mode="multilabel")
+    np.testing.assert_allclose(multilabel, [1 / 3, 0], rtol=1e-6)
+    with pytest.raises(ValueError, match="multiclass"):
+        tensors.build_metric("HammingLoss", {"mode": "other"})

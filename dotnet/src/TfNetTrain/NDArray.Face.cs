@@ -20,6 +20,9 @@ namespace TfNetTrain
         /// <summary>Number of dimensions.</summary>
         public int ndim => _shape.Length;
 
+        /// <summary>The dimensions as longs (TF.NET's <c>dims</c>).</summary>
+        public long[] dims => _shape.Select(d => (long)d).ToArray();
+
         /// <summary>Number of elements.</summary>
         public long size => Size;
 
@@ -143,12 +146,12 @@ namespace TfNetTrain
         public static implicit operator NDArray(long value) => Scalar(value);
         public static implicit operator NDArray(bool value) => NumPyApi.FromBools(new[] { value }).reshape(new TensorFlowNet.Shape(new int[0]));
 
-        // A one-element array reads as a number (TF.NET's explicit casts).
-        public static explicit operator float(NDArray a) => (float)NumPyApi.ScalarOf(a, "float");
-        public static explicit operator double(NDArray a) => NumPyApi.ScalarOf(a, "double");
-        public static explicit operator int(NDArray a) => checked((int)NumPyApi.ScalarOf(a, "int"));
+        // A one-element array reads as a number: implicit for float, double, int and bool as TF.NET declares them.
+        public static implicit operator float(NDArray a) => (float)NumPyApi.ScalarOf(a, "float");
+        public static implicit operator double(NDArray a) => NumPyApi.ScalarOf(a, "double");
+        public static implicit operator int(NDArray a) => checked((int)NumPyApi.ScalarOf(a, "int"));
         public static explicit operator long(NDArray a) => checked((long)NumPyApi.ScalarOf(a, "long"));
-        public static explicit operator bool(NDArray a) => NumPyApi.ScalarOf(a, "bool") != 0;
+        public static implicit operator bool(NDArray a) => NumPyApi.ScalarOf(a, "bool") != 0;
         public static explicit operator byte(NDArray a) => checked((byte)NumPyApi.ScalarOf(a, "byte"));
         public static explicit operator float[](NDArray a) => a?.astype(TF_DataType.TF_FLOAT).ToArray<float>();
         public static explicit operator int[](NDArray a) => a?.astype(TF_DataType.TF_INT32).ToArray<int>();

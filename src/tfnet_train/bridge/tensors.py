@@ -237,10 +237,42 @@ def loss_call(loss: Any, y_true: Any, y_pred: Any, sample_weight: Any = None) ->
     return tf.convert_to_tensor(loss(y_true, y_pred, sample_weight=sample_weight))
 
 
+def hamming_loss(y_true: Any, y_pred: Any, threshold: float | None = None, mode: str = "multiclass") -> Any:
+    """Per-sample Hamming loss as TF Addons defines it: the fraction of wrong labels ("multilabel"), or 1 when the
+    one thresholded class misses ("multiclass"); without a threshold, each row's maximum is the predicted class."""
+    if mode not in ("multiclass", "multilabel"):
+        raise ValueError(f"mode must be 'multiclass' or 'multilabel'; got {mode!r}")
+    y_pred = tf.convert_to_tensor(y_pred)
+    if threshold is None:
+        top = tf.reduce_max(y_pred, axis=-1, keepdims=True)
+        hits = tf.logical_and(y_pred >= top, tf.abs(y_pred) > 1e-12)
+    else:
+        hits = y_pred > threshold
+    truth = tf.cast(y_true, tf.int32)
+    predicted = tf.cast(hits, tf.int32)
+    if mode == "multiclass":
+        return 1.0 - tf.cast(tf.math.count_nonzero(truth * predicted, axis=-1), tf.float32)
+    return tf.cast(tf.math.count_nonzero(truth - predicted, axis=-1), tf.float32) / truth.shape[-1]
+
+
+class HammingLoss(keras.metrics.MeanMetricWrapper):
+    """TF Addons' HammingLoss (not in Keras 3): the mean of `hamming_loss` over the samples seen."""
+
+    def __init__(self, mode: str = "multiclass", threshold: float | None = None, name: str = "hamming_loss",
+                 dtype: Any = None) -> None:
+        if mode not in ("multiclass", "multilabel"):
+            raise ValueError(f"mode must be 'multiclass' or 'multilabel'; got {mode!r}")
+        super().__init__(hamming_loss, name=name, dtype=dtype, mode=mode, threshold=threshold)
+
+
+#: Metrics the face offers beyond keras.metrics (TF Addons' names TF.NET mirrors).
+EXTRA_METRICS: dict[str, type] = {"HammingLoss": HammingLoss}
+
+
 def build_metric(name: str, kwargs: dict[str, Any] | None = None) -> Any:
     """A keras.metrics object by class name (`Accuracy`, `TopKCategoricalAccuracy`, `AUC`, `F1Score`, ...)."""
     kwargs = _check_kwargs("metric", kwargs)
-    classes = _classes(keras.metrics, keras.metrics.Metric)
+    classes = {**_classes(keras.metrics, keras.metrics.Metric), **EXTRA_METRICS}
     for base in ("Metric", "MeanMetricWrapper", "Reduce"):
         classes.pop(base, None)
     if name not in classes:

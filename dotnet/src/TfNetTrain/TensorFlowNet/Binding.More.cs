@@ -100,6 +100,73 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         public Graph as_default() => throw new GraphModeNotSupportedException("Graph.as_default", "run operations eagerly");
+
+        public object Import(string file_path) => throw new GraphModeNotSupportedException("Graph.Import", "load a Keras model file instead");
+
+        public GraphOperation OperationByName(string operName) => throw new GraphModeNotSupportedException("Graph.OperationByName", "call the model or layer eagerly");
+    }
+
+    /// <summary>A graph operation (graph mode only; never made).</summary>
+    public sealed class GraphOperation
+    {
+        private GraphOperation()
+        {
+        }
+
+        public Tensor[] outputs => throw new GraphModeNotSupportedException("Operation.outputs", "run operations eagerly");
+    }
+
+    /// <summary>TF.NET's feed-dict item for Session.run (graph mode only).</summary>
+    public sealed class FeedItem
+    {
+        public FeedItem(object key, object value)
+        {
+            Key = key;
+            Value = value;
+        }
+
+        public object Key { get; }
+        public object Value { get; }
+
+        public static implicit operator FeedItem((object, object) pair) => new FeedItem(pair.Item1, pair.Item2);
+    }
+
+    /// <summary>A graph-mode optimizer (tf.train.*Optimizer): never made; present so programs compile.</summary>
+    public sealed class GraphOptimizer
+    {
+        private GraphOptimizer()
+        {
+        }
+
+        public Tensor minimize(Tensor loss) => throw new GraphModeNotSupportedException("Optimizer.minimize", "use keras.optimizers.* with tf.GradientTape and apply_gradients");
+    }
+
+    /// <summary>tf.train.Saver (graph mode): never made.</summary>
+    public sealed class GraphSaver
+    {
+        private GraphSaver()
+        {
+        }
+
+        public string save(Session sess, string save_path) => throw new GraphModeNotSupportedException("Saver.save", "use model.save_weights");
+
+        public void restore(Session sess, string save_path) => throw new GraphModeNotSupportedException("Saver.restore", "use model.load_weights");
+    }
+
+    /// <summary>TF.NET's freeze_graph tool (graph mode): throws <see cref="GraphModeNotSupportedException"/>.</summary>
+    public static class FreezeGraph
+    {
+        public static string freeze_graph(string input_graph, string input_saver, bool input_binary, string input_checkpoint, string output_node_names,
+                                          string restore_op_name, string filename_tensor_name, string output_graph, bool clear_devices, string initializer_nodes)
+            => throw new GraphModeNotSupportedException("FreezeGraph.freeze_graph", "save the Keras model (model.save_weights) instead");
+    }
+
+    /// <summary>TF.NET's ValueError (Python's name for a bad value).</summary>
+    public class ValueError : ArgumentException
+    {
+        public ValueError(string message) : base(message)
+        {
+        }
     }
 
     /// <summary>TF.NET's Session (graph mode): constructing one throws <see cref="GraphModeNotSupportedException"/>.</summary>
@@ -109,7 +176,11 @@ namespace TfNetTrain.TensorFlowNet
         {
         }
 
-        public NDArray run(object fetches, params object[] feed_dict) => throw new GraphModeNotSupportedException("Session.run", "call the operations eagerly and read tensor.numpy()");
+        public NDArray run(object fetches, params FeedItem[] feed_dict) => throw new GraphModeNotSupportedException("Session.run", "call the operations eagerly and read tensor.numpy()");
+
+        public (NDArray, NDArray) run((Tensor, Tensor) fetches, params FeedItem[] feed_dict) => throw new GraphModeNotSupportedException("Session.run", "call the operations eagerly and read tensor.numpy()");
+
+        public Graph graph => throw new GraphModeNotSupportedException("Session.graph", "run operations eagerly");
 
         public void Dispose()
         {
@@ -125,8 +196,9 @@ namespace TfNetTrain.TensorFlowNet
 
         private const string Instead = "use keras.optimizers.* with tf.GradientTape and optimizer.apply_gradients";
 
-        public object GradientDescentOptimizer(float learning_rate) => throw new GraphModeNotSupportedException("tf.train.GradientDescentOptimizer", Instead);
-        public object AdamOptimizer(float learning_rate, float beta1 = 0.9f, float beta2 = 0.999f, float epsilon = 1e-8f, string name = "Adam") => throw new GraphModeNotSupportedException("tf.train.AdamOptimizer", Instead);
-        public object Saver() => throw new GraphModeNotSupportedException("tf.train.Saver", "use model.save_weights / model.load_weights");
+        public GraphOptimizer GradientDescentOptimizer(float learning_rate) => throw new GraphModeNotSupportedException("tf.train.GradientDescentOptimizer", Instead);
+        public GraphOptimizer AdamOptimizer(float learning_rate, float beta1 = 0.9f, float beta2 = 0.999f, float epsilon = 1e-8f, string name = "Adam") => throw new GraphModeNotSupportedException("tf.train.AdamOptimizer", Instead);
+        public GraphSaver Saver() => throw new GraphModeNotSupportedException("tf.train.Saver", "use model.save_weights / model.load_weights");
+        public string write_graph(Graph graph, string logdir, string name, bool as_text = true) => throw new GraphModeNotSupportedException("tf.train.write_graph", "save the Keras model instead");
     }
 }

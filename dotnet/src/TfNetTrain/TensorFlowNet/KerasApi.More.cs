@@ -87,6 +87,14 @@ namespace TfNetTrain.TensorFlowNet
             return Metric.Create("FBetaScore", "average", average, "beta", beta, "threshold", threshold, "name", name);
         }
 
+        /// <summary>TF Addons' HammingLoss (mode "multiclass" or "multilabel"; no threshold: each row's maximum is the prediction).</summary>
+        public Metric HammingLoss(string mode, float? threshold = null, string name = "hamming_loss")
+        {
+            if (mode != "multiclass" && mode != "multilabel")
+                throw new TfNetTrainArgumentException(nameof(mode), $"keras.metrics.HammingLoss: takes \"multiclass\" or \"multilabel\"; got {mode ?? "null"}");
+            return Metric.Create("HammingLoss", "mode", mode, "threshold", threshold, "name", name);
+        }
+
         /// <summary>Per-sample top-k categorical accuracy (keras.metrics.top_k_categorical_accuracy).</summary>
         public Tensor top_k_categorical_accuracy(Tensor y_true, Tensor y_pred, int k = 5)
             => Binding.tf.Kw("keras_top_k_categorical_accuracy", new object[] { y_true, y_pred }, null, "k", k);

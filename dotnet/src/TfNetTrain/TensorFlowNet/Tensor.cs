@@ -60,6 +60,9 @@ namespace TfNetTrain.TensorFlowNet
 
         private Tensor Slice(List<object> key) => Run(f => Wrap(Runtime, Face.Invoke(f, "tensors", "tensor_getitem", new object[] { this, key })));
 
+        /// <summary>Graph mode is not supported: throws <see cref="GraphModeNotSupportedException"/> (read <see cref="numpy"/> instead).</summary>
+        public NDArray eval(Session session, params FeedItem[] feed_dict) => throw new GraphModeNotSupportedException("Tensor.eval", "read tensor.numpy()");
+
         /// <summary>The elements in row-major order (T: float, double, int or long, as the dtype).</summary>
         public T[] ToArray<T>() => numpy().ToArray<T>();
 

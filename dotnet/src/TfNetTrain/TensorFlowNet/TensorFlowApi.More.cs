@@ -100,6 +100,9 @@ namespace TfNetTrain.TensorFlowNet
         public Tensor reduce_prod(Tensor input_tensor, int? axis = null, bool keepdims = false, string name = null) => Kw("reduce_prod", new object[] { input_tensor }, name, "axis", axis, "keepdims", keepdims);
         public Tensor reduce_std(Tensor input_tensor, int? axis = null, bool keepdims = false, string name = null) => Kw("reduce_std", new object[] { input_tensor }, name, "axis", axis, "keepdims", keepdims);
         public Tensor reduce_mean(Tensor input_tensor, int[] axis, bool keepdims = false, string name = null) => Kw("reduce_mean", new object[] { input_tensor }, name, "axis", axis, "keepdims", keepdims);
+        /// <summary>TF 1's spelling: <paramref name="reduction_indices"/> is the axis.</summary>
+        public Tensor reduce_sum(Tensor input, int reduction_indices, bool keepdims = false, string name = null)
+            => Kw("reduce_sum", new object[] { input }, name, "axis", reduction_indices, "keepdims", keepdims);
         public Tensor reduce_sum(Tensor input, int[] axis, bool keepdims = false, string name = null) => Kw("reduce_sum", new object[] { input }, name, "axis", axis, "keepdims", keepdims);
         public Tensor greater_equal(Tensor x, Tensor y, string name = null) => Kw("greater_equal", new object[] { x, y }, name);
         public Tensor less_equal(Tensor x, Tensor y, string name = null) => Kw("less_equal", new object[] { x, y }, name);
