@@ -226,6 +226,19 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void HammingLossAndImplicitNumbers()
+        {
+            // Three rows hit their one true class above 0.6, the fourth predicts none: a loss of 1/4.
+            var m = keras.metrics.HammingLoss(mode: "multiclass", threshold: 0.6f);
+            m.update_state(np.array(new[,] { { 1, 0 }, { 0, 1 }, { 1, 0 }, { 0, 1 } }), np.array(new[,] { { 0.8f, 0.1f }, { 0.2f, 0.7f }, { 0.9f, 0f }, { 0.5f, 0.5f } }));
+            float result = m.result().numpy();
+            Assert.AreEqual(0.25f, result, 1e-6f);
+            Assert.Throws<TfNetTrainArgumentException>(() => keras.metrics.HammingLoss(mode: "binary"));
+            var e = Assert.Throws<GraphModeNotSupportedException>(() => tf.ones(2).eval(null));
+            StringAssert.Contains("Tensor.eval", e.Message);
+        }
+
+        [Test]
         public void LenAndEnumerate()
         {
             Assert.AreEqual(3, len(np.zeros((3, 2))));
