@@ -120,3 +120,8 @@ def test_hamming_loss_by_hand() -> None:
     np.testing.assert_allclose(multilabel, [1 / 3, 0], rtol=1e-6)
     with pytest.raises(ValueError, match="multiclass"):
         tensors.build_metric("HammingLoss", {"mode": "other"})
+
+
+def test_float32_operands_keep_float32() -> None:
+    assert numpy_face.call_float32("divide", [np.arange(3, dtype=np.uint8), 255.0]).dtype == np.float32
+    assert numpy_face.call_float32("multiply", [np.ones(2, np.float64), 2.0]).dtype == np.float64

@@ -63,6 +63,11 @@ def call(name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None) -
     return _result(OPS[name](*args, **(kwargs or {})))
 
 
+def call_float32(name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None) -> Any:
+    """`call` with Python floats as float32 scalars (C# `float` operands: uint8 / 255f is float32, as in TF.NET)."""
+    return call(name, [np.float32(a) if isinstance(a, float) else a for a in args], kwargs)
+
+
 def random(name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None) -> Any:
     """`np.random.<name>(*args, **kwargs)` for a name in `RANDOM`; in-place `shuffle` returns its argument."""
     if name not in RANDOM:

@@ -182,6 +182,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (a == null) throw new ArgumentNullException(nameof(a), $"np.{name}: the left operand is null");
             if (b == null) throw new ArgumentNullException(nameof(b), $"np.{name}: the right operand is null");
+            if (a is float || b is float) return Module("call_float32", name, new[] { a, b }, null); // C# floats stay float32
             return Call(name, new[] { a, b }, null);
         }
 
