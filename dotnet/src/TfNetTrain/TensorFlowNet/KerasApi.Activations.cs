@@ -134,17 +134,6 @@ namespace TfNetTrain.TensorFlowNet
         }
     }
 
-    /// <summary>TF.NET's loss reductions (Keras's names): what <c>keras.losses.*(reduction: ...)</c> takes.</summary>
-    public static class ReductionV2
-    {
-        public const string NONE = "none";
-        public const string SUM = "sum";
-        public const string SUM_OVER_BATCH_SIZE = "sum_over_batch_size";
-        /// <summary>Keras 2's AUTO meant sum over the batch size; Keras 3 names that reduction so.</summary>
-        public const string AUTO = "sum_over_batch_size";
-        public const string WEIGHTED_MEAN = "sum_over_batch_size";
-    }
-
     /// <summary>Same constants as <see cref="ReductionV2"/> (TF.NET's older spelling).</summary>
     public static class Reduction
     {

@@ -4,26 +4,11 @@ using System.Linq;
 
 namespace TfNetTrain.TensorFlowNet
 {
-    /// <summary>More keras entry points: Sequential of an array, functional models of input tuples.</summary>
+    /// <summary>More keras entry points: a functional model of an input pair.</summary>
     public sealed partial class KerasInterface
     {
-        /// <summary>A Sequential model of the given layers (TF.NET's <c>keras.Sequential(new[] { ... })</c>).</summary>
-        public Sequential Sequential(ILayer[] layers, string name = null)
-        {
-            if (layers == null) throw new ArgumentNullException(nameof(layers));
-            return Sequential(layers.ToList(), name);
-        }
-
         /// <summary>A functional model of two inputs (TF.NET's <c>keras.Model((input1, input2), output)</c>).</summary>
         public Functional Model((Tensor, Tensor) inputs, Tensor outputs, string name = null) => Model(new[] { inputs.Item1, inputs.Item2 }, new[] { outputs }, name);
-
-        /// <summary>A functional model of inputs and outputs given as <see cref="Tensors"/>.</summary>
-        public Functional Model(Tensors inputs, Tensors outputs, string name = null)
-        {
-            if (inputs == null) throw new ArgumentNullException(nameof(inputs));
-            if (outputs == null) throw new ArgumentNullException(nameof(outputs));
-            return Model(inputs.ToArray(), outputs.ToArray(), name);
-        }
     }
 
     /// <summary>More keras.layers: Input, EinsumDense, CategoryEncoding, Resizing and keras.layers.preprocessing.</summary>
