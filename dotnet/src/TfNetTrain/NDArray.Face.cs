@@ -126,6 +126,21 @@ namespace TfNetTrain
         public static NDArray operator <=(NDArray a, float b) => NumPyApi.Binary("less_equal", a, b);
         public static NDArray operator >=(NDArray a, float b) => NumPyApi.Binary("greater_equal", a, b);
 
+        // int operands (Python ints: the array keeps its dtype, as NumPy does)
+        public static NDArray operator +(NDArray a, int b) => NumPyApi.Binary("add", a, b);
+        public static NDArray operator +(int a, NDArray b) => NumPyApi.Binary("add", a, b);
+        public static NDArray operator -(NDArray a, int b) => NumPyApi.Binary("subtract", a, b);
+        public static NDArray operator -(int a, NDArray b) => NumPyApi.Binary("subtract", a, b);
+        public static NDArray operator *(NDArray a, int b) => NumPyApi.Binary("multiply", a, b);
+        public static NDArray operator *(int a, NDArray b) => NumPyApi.Binary("multiply", a, b);
+        public static NDArray operator /(NDArray a, int b) => NumPyApi.Binary("divide", a, b);
+        public static NDArray operator /(int a, NDArray b) => NumPyApi.Binary("divide", a, b);
+        public static NDArray operator %(NDArray a, int b) => NumPyApi.Binary("mod", a, b);
+        public static NDArray operator <(NDArray a, int b) => NumPyApi.Binary("less", a, b);
+        public static NDArray operator >(NDArray a, int b) => NumPyApi.Binary("greater", a, b);
+        public static NDArray operator <=(NDArray a, int b) => NumPyApi.Binary("less_equal", a, b);
+        public static NDArray operator >=(NDArray a, int b) => NumPyApi.Binary("greater_equal", a, b);
+
         // C# arrays and numbers become NDArrays (one block copy into C# storage, as From does).
         public static implicit operator NDArray(float[] data) => data == null ? null : From(data);
         public static implicit operator NDArray(double[] data) => data == null ? null : From(data);

@@ -75,7 +75,11 @@ def tensor_numpy(value: Any) -> Any:
 
 
 def tensor_value(value: Any) -> Any:
-    """The value of a tensor or variable as a numpy array (kept in Python: C# wraps it without copying)."""
+    """The value of a tensor or variable as a numpy array, kept in Python for C# to wrap without copying (a TypeError
+    for a symbolic tensor while tracing)."""
+    from tfnet_train.bridge.host_code import check_eager
+
+    check_eager(value, "tensor.numpy()")
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 

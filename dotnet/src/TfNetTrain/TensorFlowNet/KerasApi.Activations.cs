@@ -148,11 +148,11 @@ namespace TfNetTrain.TensorFlowNet
     public static class OptimizerExtensions
     {
         /// <summary>One update of one variable (TF.NET's <c>optimizer.apply_gradients((grad, variable))</c>).</summary>
-        public static void apply_gradients(this OptimizerV2 optimizer, (Tensor, ResourceVariable) grad_and_var)
+        public static void apply_gradients(this IOptimizer optimizer, (Tensor, ResourceVariable) grad_and_var)
             => (optimizer ?? throw new ArgumentNullException(nameof(optimizer))).apply_gradients(new List<(Tensor, IVariableV1)> { (grad_and_var.Item1, grad_and_var.Item2) });
 
         /// <summary>One update of the variables (TF.NET's <c>optimizer.apply_gradients(zip(grads, (W, b)))</c>).</summary>
-        public static void apply_gradients(this OptimizerV2 optimizer, IEnumerable<(Tensor, ResourceVariable)> grads_and_vars)
+        public static void apply_gradients(this IOptimizer optimizer, IEnumerable<(Tensor, ResourceVariable)> grads_and_vars)
         {
             if (optimizer == null) throw new ArgumentNullException(nameof(optimizer));
             if (grads_and_vars == null) throw new ArgumentNullException(nameof(grads_and_vars));

@@ -36,7 +36,12 @@ namespace TfNetTrain.TensorFlowNet
         public Tensor bias_add(Tensor value, Tensor bias, string data_format = null, string name = null)
             => Binding.tf.Kw("nn_bias_add", new object[] { value, bias }, name, "data_format", data_format);
 
-        public Tensor bias_add(Tensor value, ResourceVariable bias, string data_format = null, string name = null) => bias_add(value, (Tensor)bias, data_format, name);
+        public Tensor bias_add(Tensor value, IVariableV1 bias, string data_format = null, string name = null)
+        {
+            var tensor = bias as Tensor;
+            if (tensor == null) throw new TfNetTrainArgumentException(nameof(bias), $"tf.nn.bias_add: takes a variable held from Python; got {bias?.GetType().Name ?? "null"}");
+            return bias_add(value, tensor, data_format, name);
+        }
 
         public Tensor max_pool(Tensor value, int[] ksize, int[] strides, string padding, string data_format = "NHWC", string name = null)
             => Binding.tf.Kw("nn_max_pool", new object[] { value, Required(ksize, nameof(ksize)), Required(strides, nameof(strides)), Padding(padding, "max_pool") }, name, "data_format", data_format);

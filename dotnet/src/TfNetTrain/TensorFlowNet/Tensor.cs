@@ -146,6 +146,9 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>The value, copied into C#.</summary>
         NDArray numpy();
+
+        /// <summary>The current value as a tensor (a snapshot).</summary>
+        Tensor AsTensor();
     }
 
     /// <summary>A Keras/TensorFlow variable held from C#; reads are live (they see every update).</summary>

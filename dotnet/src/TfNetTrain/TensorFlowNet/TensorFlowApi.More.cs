@@ -10,6 +10,9 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>tf.keras: the same object as <c>KerasApi.keras</c>.</summary>
         public KerasInterface keras => KerasApi.keras;
 
+        /// <summary>TF.NET's eager context: always initialised here (<c>tf.Context.ensure_initialized()</c> does nothing).</summary>
+        public EagerContext Context { get; } = new EagerContext();
+
         /// <summary>tf.random.</summary>
         public RandomApi random { get; } = new RandomApi();
 
@@ -192,6 +195,35 @@ namespace TfNetTrain.TensorFlowNet
         }
     }
 
+    /// <summary>TF.NET's eager context.</summary>
+    public sealed class EagerContext
+    {
+        internal EagerContext()
+        {
+        }
+
+        /// <summary>Does nothing: TensorFlow's eager context is initialised when the runtime starts.</summary>
+        public void ensure_initialized()
+        {
+        }
+
+        /// <summary>True: eager execution is the only mode.</summary>
+        public bool executing_eagerly() => true;
+    }
+
+    /// <summary>TF.NET's InitializerArgs: the shape and dtype an initializer fills.</summary>
+    public sealed class InitializerArgs
+    {
+        public InitializerArgs(Shape shape, TF_DataType dtype = TF_DataType.TF_FLOAT, bool? verify_shape = null)
+        {
+            Shape = shape ?? throw new ArgumentNullException(nameof(shape));
+            DType = dtype;
+        }
+
+        public Shape Shape { get; }
+        public TF_DataType DType { get; }
+    }
+
     /// <summary>tf.random: TensorFlow's random ops (op-level <c>seed</c> as TensorFlow takes it).</summary>
     public sealed class RandomApi
     {
@@ -332,6 +364,9 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>The Keras name (what layers take as kernel_initializer).</summary>
         public static implicit operator string(Initializer initializer) => initializer?.Name;
+
+        /// <summary>Initial values for <paramref name="args"/> (TF.NET's <c>initializer.Apply(new InitializerArgs(shape))</c>).</summary>
+        public Tensor Apply(InitializerArgs args) => Apply((args ?? throw new ArgumentNullException(nameof(args))).Shape, args.DType);
 
         /// <summary>Initial values of <paramref name="shape"/>.</summary>
         public Tensor Apply(Shape shape, TF_DataType dtype = TF_DataType.TF_FLOAT)
