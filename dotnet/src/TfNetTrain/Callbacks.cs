@@ -54,6 +54,17 @@ namespace TfNetTrain
         {
         }
 
+        /// <summary>
+        /// TensorFlow.NET's constructor: its first argument (the model and epochs) is not needed — fit gives the callback
+        /// its model — and a <paramref name="baseline"/> of 0 means none, as in TensorFlow.NET.
+        /// </summary>
+        public EarlyStopping(TensorFlowNet.CallbackParams parameters, string monitor = "val_loss", float min_delta = 0f, int patience = 0,
+                             int verbose = 1, string mode = "auto", float baseline = 0f, bool restore_best_weights = false,
+                             int start_from_epoch = 0)
+            : this(monitor, min_delta, patience, verbose, mode, baseline == 0f ? (float?)null : baseline, restore_best_weights, start_from_epoch)
+        {
+        }
+
         /// <summary>The quantity watched ("val_loss", "loss", "val_accuracy", ...).</summary>
         public string Monitor => Argument("monitor", "val_loss");
 

@@ -65,6 +65,12 @@ namespace TfNetTrain.TensorFlowNet
         public Functional Model(Tensors inputs, Tensors outputs, string name = null)
             => Model(inputs?.ToArray() ?? throw new ArgumentNullException(nameof(inputs)), outputs?.ToArray() ?? throw new ArgumentNullException(nameof(outputs)), name);
 
+        /// <summary>A functional model from several inputs to one output.</summary>
+        public Functional Model(Tensors inputs, Tensor outputs, string name = null) => Model(inputs, (Tensors)outputs, name);
+
+        /// <summary>A functional model from one input to the outputs a layer's Apply returned.</summary>
+        public Functional Model(Tensor inputs, Tensors outputs, string name = null) => Model((Tensors)inputs, outputs, name);
+
         /// <summary>A functional model from several inputs/outputs.</summary>
         public Functional Model(Tensor[] inputs, Tensor[] outputs, string name = null)
         {

@@ -388,6 +388,9 @@ namespace TfNetTrain.TensorFlowNet
         public Layer Activation(string activation, string name = null) => L("Activation", null, "activation", activation, "name", name);
         public Layer Softmax(int axis = -1, string name = null) => L("Softmax", null, "axis", axis, "name", name);
         public Layer ReLU(string name = null) => L("ReLU", null, "name", name);
+
+        /// <summary>TF.NET's Tanh layer: Keras's Activation("tanh").</summary>
+        public Layer Tanh(string name = null) => L("Activation", null, "activation", "tanh", "name", name);
         public Layer LeakyReLU(float alpha = 0.3f, string name = null) => L("LeakyReLU", null, "negative_slope", alpha, "name", name);
         public Layer ELU(float alpha = 1f, string name = null) => L("ELU", null, "alpha", alpha, "name", name);
         public Layer Reshape(Shape target_shape, string name = null) => L("Reshape", null, "target_shape", S(target_shape), "name", name);

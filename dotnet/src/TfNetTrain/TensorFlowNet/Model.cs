@@ -10,6 +10,18 @@ namespace TfNetTrain.TensorFlowNet
     {
     }
 
+    /// <summary>
+    /// TensorFlow.NET's callback parameters (<c>new EarlyStopping(new CallbackParams { Model = model, Epochs = n }, ...)</c>):
+    /// accepted for its programs; fit gives every callback its model and epochs itself.
+    /// </summary>
+    public class CallbackParams
+    {
+        public IModel Model { get; set; }
+        public int Verbose { get; set; }
+        public int Epochs { get; set; }
+        public long Steps { get; set; }
+    }
+
     /// <summary>A Keras model (TF.NET's IModel).</summary>
     public interface IModel : ILayer
     {
@@ -61,6 +73,9 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>Reads weights written by save_weights.</summary>
         void load_weights(string filepath);
+
+        /// <summary>The Keras config as JSON text.</summary>
+        string get_config();
     }
 
     /// <summary>
@@ -350,6 +365,17 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (x == null) throw new ArgumentNullException(nameof(x));
             return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+        }
+
+        /// <summary>The outputs for tensors (TF.NET's <c>predict(Tensors)</c>: one tensor per model input).</summary>
+        public Tensors predict(Tensors x, int batch_size = -1, int verbose = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            NDArray[] arrays = x.Select(t => t.numpy()).ToArray();
+            IList<NDArray> outputs = arrays.Length == 1
+                ? EngineModel.PredictOutputs(arrays[0], batch_size > 0 ? (int?)batch_size : null)
+                : EngineModel.PredictOutputs(arrays, batch_size > 0 ? (int?)batch_size : null);
+            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
         }
 
         /// <summary>The outputs of a model of several inputs, one array per input.</summary>

@@ -68,6 +68,12 @@ namespace TfNetTrain.TensorFlowNet
 
         public static implicit operator Tensors(Tensor[] tensors) => tensors == null ? null : new Tensors(tensors);
 
+        /// <summary>Two tensors (TF.NET's <c>layer.Apply((a, b))</c>, <c>keras.Model((in1, in2), out)</c>).</summary>
+        public static implicit operator Tensors((Tensor, Tensor) pair) => new Tensors(pair.Item1, pair.Item2);
+
+        /// <summary>Three tensors.</summary>
+        public static implicit operator Tensors((Tensor, Tensor, Tensor) triple) => new Tensors(triple.Item1, triple.Item2, triple.Item3);
+
         /// <summary>The only tensor (an InvalidOperationException when there are several).</summary>
         public static implicit operator Tensor(Tensors tensors) => tensors?.Single;
 
