@@ -121,7 +121,7 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
     def _assert_compile_called(self, method_name: str | None = None) -> None:
         if not self.compiled:
             raise ValueError(f"{method_name or 'this method'}() needs a compiled model: "
-                             "call model.compile(optimizer, loss, metrics) first")
+                             "call model.compile(optimizer=..., loss=..., metrics=[...]) first")
 
     def _model_inputs(self) -> list[Any] | None:
         try:
@@ -132,6 +132,8 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
 
     def _check_data(self, x: Any, y: Any) -> None:
         """Clear errors for arrays that cannot fit the model's inputs (rank, feature sizes, input count)."""
+        _check_not_ragged(x, "x")
+        _check_not_ragged(y, "y")
         _check_same_samples(x, y)
         inputs = self._model_inputs()
         if inputs is None or x is None or isinstance(x, dict):
@@ -158,6 +160,21 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
             for got, want in zip(actual[1:], shape[1:], strict=True):
                 if want is not None and got is not None and int(got) != int(want):
                     raise ValueError(f"{name} has shape {tuple(actual)}; the model expects shape {shape}")
+
+    def _check_targets(self, x: Any, y: Any) -> None:
+        """ValueError for in-memory x without y when the compiled loss needs targets (Keras fails inside the step
+        with "None values not supported"); a model that overrides train_step or compute_loss decides for itself."""
+        if y is not None or getattr(self, "_compile_loss", None) is None:
+            return
+        from tfnet_train.engine.train import TrainMixin
+
+        if type(self).train_step is not TrainMixin.train_step or type(self).compute_loss is not TrainMixin.compute_loss:
+            return
+        leaves = list(x) if isinstance(x, list | tuple) else [x]
+        if leaves and all(isinstance(leaf, np.ndarray | tf.Tensor) for leaf in leaves):
+            raise ValueError(
+                "y must be given with array x: the compiled loss compares predictions with targets, got y=None "
+                "(pass y, or override compute_loss for a loss without targets)")
 
     def _check_batch(self, x: Any, y: Any, sample_weight: Any) -> None:
         self._check_data(x, y)
@@ -225,6 +242,19 @@ def _as_engine_file(filepath: Any) -> Iterator[Any]:
                     data = json.dumps(config).encode() if item.filename == "config.json" else archive.read(item)
                     out.writestr(item, data)
             yield copy
+
+
+def _check_not_ragged(value: Any, name: str) -> None:
+    """ValueError for a nested Python list whose rows differ in length (NumPy cannot make it an array)."""
+    if not isinstance(value, list) or not value or not all(isinstance(row, list | tuple) for row in value):
+        return
+    try:
+        np.asarray(value)
+    except ValueError:
+        lengths = sorted({len(row) for row in value})
+        raise ValueError(
+            f"{name} is a ragged list: its rows have lengths {lengths[:5]}{' ...' if len(lengths) > 5 else ''}; "
+            f"expected rows of one length (a rectangular array)") from None
 
 
 def _check_same_samples(x: Any, y: Any) -> None:
