@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import tempfile
 import threading
 import zipfile
@@ -18,6 +19,7 @@ from keras.src.models.functional import Functional as KerasFunctional
 from keras.src.models.model import functional_init_arguments
 from keras.src.trainers.trainer import Trainer as KerasTrainer
 
+from tfnet_train import archives
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
 from tfnet_train.engine.fit import FitMixin
@@ -222,13 +224,25 @@ _ENGINE_CLASSES = {"Sequential", "Functional"}
 @contextlib.contextmanager
 def _as_engine_file(filepath: Any) -> Iterator[Any]:
     """``filepath``, or for a ``.keras`` file whose model is Keras's own Sequential or Functional, a temporary copy
-    naming the engine's class instead (Keras resolves its built-in classes before any custom object)."""
+    naming the engine's class instead (Keras resolves its built-in classes before any custom object).
+
+    Every ``.keras`` archive is checked first against caps from its declared sizes (``archives.MAX_KERAS_BYTES``
+    in all, ``MAX_KERAS_CONFIG_BYTES`` for config.json); the copy streams each member (never one whole in memory)
+    and is refused when the temporary folder has not the room.
+    """
     path = Path(filepath)
     if path.suffix != ".keras" or not zipfile.is_zipfile(path):
         yield filepath
         return
-    with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
+    source = str(path)
+    with archives.open_zip(path) as archive:
+        members = archives.check_members(archive, source, archives.MAX_KERAS_BYTES, archives.MAX_NPZ_MEMBERS)
+        try:
+            config = json.loads(archives.read_member(archive, "config.json", source, archives.MAX_KERAS_CONFIG_BYTES))
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            raise ValueError(f"archive {source!r}: config.json is not JSON ({error})") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"archive {source!r}: config.json must hold a JSON object, got {type(config).__name__}")
         keras_model = str(config.get("module", "")).startswith("keras") and config.get("class_name") in _ENGINE_CLASSES
         if not keras_model:
             yield filepath
@@ -236,11 +250,23 @@ def _as_engine_file(filepath: Any) -> Iterator[Any]:
         config["module"] = None
         config["registered_name"] = f"tfnet_train>{config['class_name']}"
         with tempfile.TemporaryDirectory() as folder:
+            needed = sum(item.file_size for item in members)
+            free = archives.free_bytes(folder)
+            if needed > free:
+                raise OSError(f"archive {source!r}: a copy needs {needed} bytes, {folder!r} has {free} free")
             copy = Path(folder, path.name)
             with zipfile.ZipFile(copy, "w") as out:
-                for item in archive.infolist():
-                    data = json.dumps(config).encode() if item.filename == "config.json" else archive.read(item)
-                    out.writestr(item, data)
+                for item in members:
+                    if item.filename == "config.json":
+                        out.writestr(item, json.dumps(config).encode())
+                        continue
+                    try:
+                        large = item.file_size > zipfile.ZIP64_LIMIT
+                        with archive.open(item) as reader, out.open(item, "w", force_zip64=large) as writer:
+                            shutil.copyfileobj(reader, writer, 1 << 20)
+                    except archives.READ_ERRORS as error:
+                        raise ValueError(f"archive {source!r}: member {item.filename!r} cannot be read ({error})"
+                                         ) from None
             yield copy
 
 
