@@ -56,7 +56,8 @@ class FitMixin:
         (used only under semantics='tfnet' with a tf.data validation set).
 
         Every argument is checked, and the data and validation data are matched against the model, before any
-        state changes: a fit that fails before its first step leaves weights, optimizer and counters as they were.
+        state changes; a fit that fails later (a bad batch, a callback that raises; not an interrupt) puts every
+        weight, optimizer variable and ``_train_counter`` back to their values before the call.
         """
         self._assert_compile_called("fit")
         profile = self._engine.profile
