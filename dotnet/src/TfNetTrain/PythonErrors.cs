@@ -15,6 +15,7 @@ namespace TfNetTrain
         /// <summary>The TfNetTrainException (or subclass) for a Python error, with class, message and traceback.</summary>
         public static TfNetTrainException Map(PythonException error)
         {
+            TensorFlowNet.HostCode.RethrowPending(error); // C# code run while tracing threw: its own exception
             var info = Describe(error);
             List<string> classes = ClassNames(error.Type);
             if (classes.Exists(ArgumentErrors.Contains)) return new TfNetTrainArgumentException(info, error);

@@ -84,6 +84,7 @@ public static class Host
             Console.WriteLine(""restarted loss="" + Step());
             Console.WriteLine(""path0="" + python.Run(() => Python.Runtime.PythonEngine.Eval(""__import__('sys').path[0]"").ToString()));
         }
+        if (args.Length > 0 && args[0] == ""trace-dispose"") DisposeWhileTracing(python);
         Console.WriteLine(""ready"");
         Console.Out.Flush();
         if (args.Length > 0 && args[0] == ""dispose"")
@@ -102,6 +103,34 @@ public static class Host
         model.Compile(""sgd"", ""mse"");
         model.Fit(new NDArray(new float[8], 2, 4), new NDArray(new float[6], 2, 3), epochs: epochs, verbose: 0,
                   callbacks: new List<ICallback> { callback });
+    }
+
+    // Dispose from another thread while a C# delegate is being traced: the trace finishes (its tf calls run inline),
+    // then Python shuts down; a watchdog turns a deadlock into exit code 3.
+    private static void DisposeWhileTracing(PythonRuntime python)
+    {
+        var tracing = new System.Threading.ManualResetEventSlim();
+        var input = TfNetTrain.TensorFlowNet.Binding.tf.constant(new NDArray(new float[] { 1, 2 }));
+        var twice = TfNetTrain.TensorFlowNet.Binding.tf.function((TfNetTrain.TensorFlowNet.Tensor x) =>
+        {
+            tracing.Set();
+            System.Threading.Thread.Sleep(500);
+            return x * 2f;
+        });
+        string outcome = ""none"";
+        var caller = new System.Threading.Thread(() =>
+        {
+            try { outcome = ""value="" + string.Join("","", twice(input).ToArray<float>()); }
+            catch (Exception e) { outcome = ""error="" + e.GetType().Name; }
+        });
+        caller.Start();
+        tracing.Wait();
+        var watchdog = new System.Threading.Timer(_ => { Console.WriteLine(""deadlock""); Console.Out.Flush(); Environment.Exit(3); }, null, 30000, -1);
+        python.Dispose();
+        caller.Join();
+        watchdog.Dispose();
+        Console.WriteLine(""traced call: "" + outcome);
+        Console.WriteLine(""disposed while tracing"");
     }
 
     private static float Step()
@@ -250,6 +279,15 @@ public static class Host
             StringAssert.DoesNotContain("deadlock", _lastOutput);
             StringAssert.Contains("current=True", _lastOutput, "a callback read PythonRuntime.Current while Dispose waited");
             StringAssert.Contains("disposed during fit: current null=True", _lastOutput);
+        }
+
+        [Test]
+        public void DisposeWhileACSharpDelegateIsTracedNeitherDeadlocksNorCrashes()
+        {
+            var result = RunHost("trace-dispose");
+            Assert.AreEqual(0, result.Item3, "exit code (3: deadlock)\n" + _lastOutput);
+            StringAssert.Contains("disposed while tracing", _lastOutput);
+            StringAssert.Contains("traced call: value=2,4", _lastOutput, "the call that was tracing completes");
         }
 
         [Test]

@@ -7,7 +7,7 @@ TensorFlow.NET-shaped C# surface reaches eager tensors, tapes, loss/metric objec
 and `datasets` modules. Python errors propagate unchanged and are mapped to C# exception types by the host.
 """
 
-from tfnet_train.bridge import datasets, tensors
+from tfnet_train.bridge import datasets, host_code, tensors
 from tfnet_train.bridge.arrays import EXCHANGE_DTYPES, describe, echo, empty, exchange_array, exchange_list
 from tfnet_train.bridge.host_callback import HOST_HOOKS, HostCallback, host_callback
 from tfnet_train.bridge.models import (
@@ -62,6 +62,7 @@ __all__ = [
     "get_stop_training",
     "get_weights",
     "host_callback",
+    "host_code",
     "load_weights",
     "predict",
     "save_weights",

@@ -37,7 +37,10 @@ def to_tensor(value: Any, dtype: str | None = None) -> tf.Tensor:
 
 
 def tensor_numpy(value: Any) -> Any:
-    """The value of a tensor or variable as an exchange array."""
+    """The value of a tensor or variable as an exchange array (a TypeError for a symbolic tensor while tracing)."""
+    from tfnet_train.bridge.host_code import check_eager
+
+    check_eager(value, "tensor.numpy()")
     return exchange_array(value)
 
 

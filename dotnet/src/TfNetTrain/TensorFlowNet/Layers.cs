@@ -13,15 +13,43 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>Calls the layer on <paramref name="inputs"/> (symbolic or eager); the same layer object every call.</summary>
         Tensor Apply(Tensor inputs, bool? training = null);
+
+        /// <summary>Calls the layer on one tensor or several (TF.NET's signature).</summary>
+        Tensors Apply(Tensors inputs, Tensors states = null, bool? training = null, IOptionalArgs optional_args = null);
+    }
+
+    /// <summary>TF.NET's optional call arguments (none are used by the layers here).</summary>
+    public interface IOptionalArgs
+    {
+    }
+
+    /// <summary>What a C# <see cref="Layer"/> subclass is made with (TF.NET's LayerArgs).</summary>
+    public class LayerArgs
+    {
+        /// <summary>The layer's name (Keras makes one when null).</summary>
+        public virtual string Name { get; set; }
+
+        /// <summary>Whether its weights train.</summary>
+        public virtual bool Trainable { get; set; } = true;
+
+        /// <summary>The dtype of its weights and computations.</summary>
+        public virtual TF_DataType DType { get; set; } = TF_DataType.TF_FLOAT;
     }
 
     /// <summary>
     /// A layer: the <see cref="LayerSpec"/> of the PascalCase API plus, once needed (Apply, adapt), the Python layer
     /// built from it. <c>input_shape</c> given to a layer becomes the Input of the Sequential it starts.
+    /// <para>A C# subclass (made with <see cref="LayerArgs"/>) overrides <see cref="Call"/> and, when it owns weights,
+    /// <see cref="build"/> with <see cref="add_weight"/>: Keras then runs it as a layer of its own — the C# code is
+    /// called while TensorFlow traces, so the compiled step runs it without entering C# (docs/bridge.md, "C# code in
+    /// compiled TensorFlow"). Layers it calls must be fields of the class or given to <see cref="StackLayers"/>.</para>
     /// </summary>
-    public class Layer : ILayer
+    public partial class Layer : ILayer
     {
         private PyObject _built;
+        private readonly LayerArgs _args;
+        private readonly List<ILayer> _stacked = new List<ILayer>();
+        private HashSet<ILayer> _owned;
 
         internal Layer(LayerSpec spec, Shape inputShape = null, int batchSize = -1)
         {
@@ -30,7 +58,13 @@ namespace TfNetTrain.TensorFlowNet
             BatchSize = batchSize;
         }
 
-        /// <summary>What the layer is built from (class name and Keras arguments).</summary>
+        /// <summary>A layer written in C# (override <see cref="Call"/>, and <see cref="build"/> for weights).</summary>
+        protected Layer(LayerArgs args)
+        {
+            _args = args ?? new LayerArgs();
+        }
+
+        /// <summary>What the layer is built from (class name and Keras arguments); null for a C# subclass.</summary>
         public LayerSpec Spec { get; }
 
         /// <summary>The per-sample input shape given with input_shape (null when none).</summary>
@@ -38,7 +72,17 @@ namespace TfNetTrain.TensorFlowNet
 
         internal int BatchSize { get; }
 
-        public virtual string Name => Spec.Arguments.TryGetValue("name", out object n) ? (string)n : null;
+        /// <summary>True for a C# subclass (its code runs while TensorFlow traces).</summary>
+        internal bool IsHostCode => _args != null;
+
+        public virtual string Name
+        {
+            get
+            {
+                if (IsHostCode) return _built == null ? _args.Name : Face.Run(Face.Runtime, f => { using (var n = _built.GetAttr("name")) return n.As<string>(); });
+                return Spec.Arguments.TryGetValue("name", out object specName) ? (string)specName : null;
+            }
+        }
 
         internal bool IsBuilt => _built != null;
 
@@ -47,18 +91,164 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (_built == null)
             {
-                _built = Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
+                _built = IsHostCode ? MakeHostObject(runtime, f) : MakeSpecObject(runtime, f);
             }
             return _built;
         }
 
+        /// <summary>The Keras layer of the spec.</summary>
+        internal virtual PyObject MakeSpecObject(PythonRuntime runtime, BridgeFacade f) => Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
+
+        /// <summary>The Python object of a C# subclass, owning the layers it holds.</summary>
+        internal virtual PyObject MakeHostObject(PythonRuntime runtime, BridgeFacade f)
+        {
+            var layers = OwnedLayers(runtime, f);
+            using (var host = PyObject.FromManagedObject(HostCode.ForLayer(this)))
+            {
+                return Face.Invoke(f, "host_code", "host_layer", new object[]
+                {
+                    new PyObjectBox(host), _args.Name, _args.Trainable, Face.DTypeName(_args.DType),
+                    Overrides(typeof(Layer), nameof(build)), layers,
+                });
+            }
+        }
+
+        /// <summary>The Python objects of the layers this C# object owns: StackLayers first, then its fields.</summary>
+        internal List<object> OwnedLayers(PythonRuntime runtime, BridgeFacade f)
+        {
+            var owned = new List<ILayer>(_stacked);
+            for (Type type = GetType(); type != null && type != typeof(Layer); type = type.BaseType)
+            {
+                var fields = new List<System.Reflection.FieldInfo>(type.GetFields(System.Reflection.BindingFlags.Instance | System.Reflection.BindingFlags.Public
+                    | System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.DeclaredOnly));
+                foreach (var field in fields)
+                {
+                    object value = field.GetValue(this);
+                    if (value is ILayer one) owned.Add(one);
+                    else if (value is IEnumerable<ILayer> many) owned.AddRange(many.Where(l => l != null));
+                }
+            }
+            _owned = new HashSet<ILayer>();
+            var result = new List<object>();
+            foreach (ILayer layer in owned)
+            {
+                if (layer == this || !_owned.Add(layer)) continue;
+                if (!(layer is Layer l)) throw new TfNetTrainArgumentException("layers", $"{GetType().Name} holds a {layer.GetType().Name}; layers must come from keras.layers or be Layer subclasses");
+                result.Add(new PyObjectBox(l.PythonLayer(runtime, f)));
+            }
+            return result;
+        }
+
+        internal bool Owns(Layer layer) => _owned != null && _owned.Contains(layer);
+
+        internal bool Overrides(Type declaring, string method)
+        {
+            foreach (var m in GetType().GetMethods(System.Reflection.BindingFlags.Instance | System.Reflection.BindingFlags.Public | System.Reflection.BindingFlags.NonPublic))
+            {
+                if (m.Name == method && m.GetBaseDefinition().DeclaringType == declaring && m.DeclaringType != declaring) return true;
+            }
+            return false;
+        }
+
+        /// <summary>Declares the layers this one calls, in order (their weights become its weights, in this order).</summary>
+        protected void StackLayers(params ILayer[] layers)
+        {
+            if (layers == null) throw new ArgumentNullException(nameof(layers));
+            if (_built != null) throw new InvalidOperationException($"{GetType().Name}: StackLayers must be called before the layer is first used (in its constructor)");
+            foreach (var l in layers) _stacked.Add(l ?? throw new ArgumentNullException(nameof(layers), "StackLayers got a null layer"));
+        }
+
+        /// <summary>
+        /// The layer's computation (a C# subclass overrides it). It runs while TensorFlow traces, with symbolic
+        /// tensors: use tf ops and other layers' Apply, not numpy().
+        /// </summary>
+        protected virtual Tensors Call(Tensors inputs, Tensors state = null, bool? training = null, IOptionalArgs optional_args = null)
+        {
+            throw new NotImplementedException($"{GetType().Name} must override Call(Tensors inputs, Tensors state, bool? training, IOptionalArgs optional_args)");
+        }
+
+        internal Tensors InvokeCall(Tensors inputs, bool? training)
+        {
+            HostCode.Enter(this);
+            try
+            {
+                return Call(inputs, null, training, null);
+            }
+            finally
+            {
+                HostCode.Leave();
+            }
+        }
+
+        /// <summary>Creates the layer's weights for <paramref name="input_shape"/> with <see cref="add_weight"/> (C# subclasses).</summary>
+        public virtual void build(KerasShapesWrapper input_shape)
+        {
+        }
+
+        internal void InvokeBuild(KerasShapesWrapper shapes)
+        {
+            HostCode.Enter(this);
+            try
+            {
+                build(shapes);
+            }
+            finally
+            {
+                HostCode.Leave();
+            }
+        }
+
+        /// <summary>
+        /// A weight of this layer (in <see cref="build"/>): Keras's add_weight; <paramref name="initializer"/> is a
+        /// Keras initializer name ("glorot_uniform", "zeros", ...; Keras's default for the dtype when null).
+        /// </summary>
+        protected virtual IVariableV1 add_weight(string name, Shape shape, TF_DataType dtype = TF_DataType.TF_FLOAT, string initializer = null, bool trainable = true)
+        {
+            if (shape == null) throw new ArgumentNullException(nameof(shape));
+            if (!IsHostCode) throw new InvalidOperationException("add_weight is for C# Layer subclasses");
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f => new ResourceVariable(runtime, Face.Invoke(f, "host_code", "layer_add_weight",
+                new object[] { new PyObjectBox(PythonLayer(runtime, f)), name, shape.dims.ToList(), Face.DTypeName(dtype), initializer, trainable })));
+        }
+
+        /// <summary>Every weight of the layer (trainable first, as Keras lists them); empty until it is built.</summary>
+        public List<IVariableV1> Weights => LayerVariables("weights");
+
+        /// <summary>The trainable weights.</summary>
+        public List<IVariableV1> TrainableWeights => LayerVariables("trainable_weights");
+
+        /// <summary>The weights that do not train (BatchNormalization's moving statistics, frozen layers').</summary>
+        public List<IVariableV1> NonTrainableWeights => LayerVariables("non_trainable_weights");
+
+        private List<IVariableV1> LayerVariables(string which)
+        {
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f =>
+            {
+                using (var list = Face.Invoke(f, "host_code", "layer_variables", new object[] { new PyObjectBox(PythonLayer(runtime, f)), which }))
+                {
+                    return ResourceVariable.WrapVariables(runtime, list);
+                }
+            });
+        }
+
         public virtual Tensor Apply(Tensor inputs, bool? training = null) => Apply(new[] { inputs }, training);
+
+        /// <summary>Calls the layer on one tensor or several (TF.NET's signature; states and optional_args are not taken).</summary>
+        public virtual Tensors Apply(Tensors inputs, Tensors states = null, bool? training = null, IOptionalArgs optional_args = null)
+        {
+            if (inputs == null) throw new ArgumentNullException(nameof(inputs));
+            if (states != null) throw new TfNetTrainArgumentException(nameof(states), "recurrent states are not taken by Layer.Apply here; pass initial states through the RNN layer's own arguments");
+            if (optional_args != null) throw new TfNetTrainArgumentException(nameof(optional_args), "no optional arguments are taken by Layer.Apply here; pass null");
+            return Apply(inputs.ToArray(), training);
+        }
 
         /// <summary>Calls a merge layer (Add, Concatenate, ...) on several inputs.</summary>
         public Tensor Apply(Tensor[] inputs, bool? training = null)
         {
             if (inputs == null || inputs.Length == 0 || inputs.Any(i => i == null))
                 throw new TfNetTrainArgumentException(nameof(inputs), "must hold at least one non-null tensor");
+            HostCode.CheckOwned(this);
             PythonRuntime runtime = Face.Runtime;
             return Face.Run(runtime, f =>
             {
@@ -81,8 +271,8 @@ namespace TfNetTrain.TensorFlowNet
             });
         }
 
-        /// <summary>"Dense(units=8)".</summary>
-        public override string ToString() => Spec.ToString();
+        /// <summary>"Dense(units=8)", or the C# class name.</summary>
+        public override string ToString() => IsHostCode ? GetType().Name : Spec.ToString();
     }
 
     /// <summary>Passes a PyObject through Face.ToPython unchanged.</summary>
@@ -114,6 +304,9 @@ namespace TfNetTrain.TensorFlowNet
 
         private static object S(Shape s) => s?.as_int_list();
 
+        /// <summary>A 2-D layer's size: one number means both dimensions (TF.NET's <c>kernel_size: 5</c>), as Keras takes an int.</summary>
+        private static object S2(Shape s) => s == null ? null : s.ndim == 1 ? (object)(int)s[0] : s.as_int_list();
+
         public Layer InputLayer(Shape input_shape, int batch_size = -1, TF_DataType dtype = TF_DataType.DtInvalid, string name = null)
         {
             if (input_shape == null) throw new ArgumentNullException(nameof(input_shape));
@@ -132,20 +325,20 @@ namespace TfNetTrain.TensorFlowNet
 
         public Layer Conv2D(int filters, Shape kernel_size = null, Shape strides = null, string padding = "valid", Shape dilation_rate = null,
                             string activation = null, bool use_bias = true, string kernel_initializer = null, Shape input_shape = null, string name = null)
-            => L("Conv2D", input_shape, "filters", filters, "kernel_size", S(kernel_size ?? new Shape(5, 5)), "strides", S(strides), "padding", padding,
-                 "dilation_rate", S(dilation_rate), "activation", activation, "use_bias", use_bias, "kernel_initializer", kernel_initializer, "name", name);
+            => L("Conv2D", input_shape, "filters", filters, "kernel_size", S2(kernel_size ?? new Shape(5, 5)), "strides", S2(strides), "padding", padding,
+                 "dilation_rate", S2(dilation_rate), "activation", activation, "use_bias", use_bias, "kernel_initializer", kernel_initializer, "name", name);
 
         public Layer MaxPooling1D(int pool_size = 2, int? strides = null, string padding = "valid", string name = null)
             => L("MaxPooling1D", null, "pool_size", pool_size, "strides", strides, "padding", padding, "name", name);
 
         public Layer MaxPooling2D(Shape pool_size = null, Shape strides = null, string padding = "valid", string name = null)
-            => L("MaxPooling2D", null, "pool_size", S(pool_size ?? new Shape(2, 2)), "strides", S(strides), "padding", padding, "name", name);
+            => L("MaxPooling2D", null, "pool_size", S2(pool_size ?? new Shape(2, 2)), "strides", S2(strides), "padding", padding, "name", name);
 
         public Layer AveragePooling1D(int pool_size = 2, int? strides = null, string padding = "valid", string name = null)
             => L("AveragePooling1D", null, "pool_size", pool_size, "strides", strides, "padding", padding, "name", name);
 
         public Layer AveragePooling2D(Shape pool_size = null, Shape strides = null, string padding = "valid", string name = null)
-            => L("AveragePooling2D", null, "pool_size", S(pool_size ?? new Shape(2, 2)), "strides", S(strides), "padding", padding, "name", name);
+            => L("AveragePooling2D", null, "pool_size", S2(pool_size ?? new Shape(2, 2)), "strides", S2(strides), "padding", padding, "name", name);
 
         public Layer GlobalAveragePooling1D(string name = null) => L("GlobalAveragePooling1D", null, "name", name);
         public Layer GlobalAveragePooling2D(string name = null) => L("GlobalAveragePooling2D", null, "name", name);
@@ -201,7 +394,7 @@ namespace TfNetTrain.TensorFlowNet
         public Layer Permute(int[] dims, string name = null) => L("Permute", null, "dims", dims, "name", name);
         public Layer RepeatVector(int n, string name = null) => L("RepeatVector", null, "n", n, "name", name);
         public Layer UpSampling2D(Shape size = null, string interpolation = "nearest", string name = null)
-            => L("UpSampling2D", null, "size", S(size ?? new Shape(2, 2)), "interpolation", interpolation, "name", name);
+            => L("UpSampling2D", null, "size", S2(size ?? new Shape(2, 2)), "interpolation", interpolation, "name", name);
         public Layer ZeroPadding2D(Shape padding, string name = null) => L("ZeroPadding2D", null, "padding", S(padding), "name", name);
     }
 }

@@ -5,42 +5,284 @@ using Python.Runtime;
 
 namespace TfNetTrain.TensorFlowNet
 {
+    /// <summary>What a C# <see cref="Model"/> subclass is made with (TF.NET's ModelArgs).</summary>
+    public class ModelArgs : LayerArgs
+    {
+    }
+
+    /// <summary>A Keras model (TF.NET's IModel).</summary>
+    public interface IModel : ILayer
+    {
+        /// <summary>Configures training.</summary>
+        void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = "keras");
+
+        /// <summary>Configures training from string identifiers.</summary>
+        void compile(string optimizer, string loss, string[] metrics = null, string semantics = "keras");
+
+        /// <summary>Trains on arrays.</summary>
+        History fit(NDArray x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                    float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
+                    Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0);
+
+        /// <summary>Trains a model of several inputs, one array per input.</summary>
+        History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                    float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
+                    int initial_epoch = 0);
+
+        /// <summary>Loss and metrics over arrays.</summary>
+        Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+
+        /// <summary>Loss and metrics of a model of several inputs.</summary>
+        Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+
+        /// <summary>The outputs of a model of several inputs.</summary>
+        Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0);
+
+        /// <summary>The outputs for every sample.</summary>
+        Tensors predict(NDArray x, int batch_size = -1, int verbose = 0);
+
+        /// <summary>Prints and returns the Keras summary.</summary>
+        string summary();
+
+        /// <summary>The trainable variables (Keras order).</summary>
+        List<IVariableV1> TrainableVariables { get; }
+
+        /// <summary>The layers.</summary>
+        List<ILayer> Layers { get; }
+
+        /// <summary>The weights as arrays (Keras order).</summary>
+        List<NDArray> get_weights();
+
+        /// <summary>Sets every weight (Keras order).</summary>
+        void set_weights(IList<NDArray> weights);
+
+        /// <summary>Writes the weights (".weights.h5", or TF.NET's ".h5").</summary>
+        void save_weights(string filepath);
+
+        /// <summary>Reads weights written by save_weights.</summary>
+        void load_weights(string filepath);
+    }
+
     /// <summary>
     /// A Keras model with TF.NET's lower-case members, over one <see cref="TfNetTrain.Model"/> (compile, fit,
     /// evaluate, predict and summary call its PascalCase methods). Also a layer: add it to another Sequential.
+    /// <para>A C# subclass (TF.NET's <c>class ConvNet : Model</c>, made with <see cref="ModelArgs"/>) overrides
+    /// <c>Call</c> — and may override <see cref="train_step"/> — and holds its layers as fields or through
+    /// <c>StackLayers</c>: it is an engine model whose call is that C# code, run while TensorFlow traces, so
+    /// <c>fit</c>, <c>evaluate</c> and <c>predict</c> run it compiled.</para>
     /// </summary>
-    public class Functional : Layer, IDisposable
+    public partial class Model : Layer, IModel, IDisposable
     {
         private TfNetTrain.Model _model;
         private readonly string _name;
 
-        internal Functional(TfNetTrain.Model model, string name) : base(new LayerSpec("Model"))
+        internal Model(TfNetTrain.Model model, string name) : base(new LayerSpec("Model"))
         {
             _model = model;
             _name = name;
         }
 
-        /// <summary>The TfNetTrain model underneath (built on first use for a Sequential).</summary>
-        public TfNetTrain.Model Model => _model ?? (_model = Build());
+        /// <summary>A model written in C#: override Call (and train_step if the step itself differs).</summary>
+        protected Model(ModelArgs args) : base((LayerArgs)args ?? new ModelArgs())
+        {
+            _name = args?.Name;
+        }
+
+        /// <summary>The TfNetTrain model underneath (built on first use for a Sequential or a C# subclass).</summary>
+        public TfNetTrain.Model EngineModel => _model ?? (_model = Build());
 
         internal bool IsModelBuilt => _model != null;
 
-        internal virtual TfNetTrain.Model Build() => throw new InvalidOperationException("the model is not built");
+        internal virtual TfNetTrain.Model Build()
+        {
+            if (!IsHostCode) throw new InvalidOperationException("the model is not built");
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f =>
+            {
+                using (var m = MakeHostObject(runtime, f)) return TfNetTrain.Model.FromPython(m, runtime);
+            });
+        }
 
-        public override string Name => _name ?? Model.Runtime.Run(() => { using (var n = Model.PythonObject.GetAttr("name")) return n.As<string>(); });
+        internal override PyObject MakeHostObject(PythonRuntime runtime, BridgeFacade f)
+        {
+            var layers = OwnedLayers(runtime, f);
+            using (var host = PyObject.FromManagedObject(HostCode.ForLayer(this)))
+            {
+                return Face.Invoke(f, "host_code", "host_model", new object[]
+                {
+                    new PyObjectBox(host), _name, true, Overrides(typeof(Model), nameof(train_step)), layers,
+                });
+            }
+        }
 
-        internal override PyObject PythonLayer(PythonRuntime runtime, BridgeFacade f) => Model.PythonObject;
+        public override string Name => _name ?? EngineModel.Runtime.Run(() => { using (var n = EngineModel.PythonObject.GetAttr("name")) return n.As<string>(); });
+
+        internal override PyObject PythonLayer(PythonRuntime runtime, BridgeFacade f) => EngineModel.PythonObject;
+
+        /// <summary>The output shape (-1 for the batch and other unknown sizes); the first output's for several.</summary>
+        public Shape output_shape => ShapeAttribute("output_shape");
+
+        /// <summary>The input shape (-1 for the batch and other unknown sizes); the first input's for several.</summary>
+        public Shape input_shape => ShapeAttribute("input_shape");
+
+        private Shape ShapeAttribute(string name)
+        {
+            TfNetTrain.Model model = EngineModel;
+            return model.Runtime.Run(() =>
+            {
+                using (var s = Face.Invoke(model.Runtime.Facade, "host_code", "model_shape", new object[] { new PyObjectBox(model.PythonObject), name }))
+                {
+                    return new Shape(PyConvert.Iterate(s).Select(d => d.IsNone() ? -1L : d.As<long>()).ToArray());
+                }
+            });
+        }
+
+        /// <summary>
+        /// One training step (Keras's <c>train_step(data)</c>, with <c>data</c> unpacked): a C# subclass may override
+        /// it — it runs while TensorFlow traces, once per input signature — and return the logs by name (e.g. every
+        /// metric's result). The base runs the engine's own step.
+        /// </summary>
+        public virtual Dictionary<string, Tensor> train_step(Tensors x, Tensors y, Tensors sample_weight)
+        {
+            TfNetTrain.Model model = EngineModel;
+            return model.Runtime.Run(() => ReadLogs(model.Runtime, Face.Invoke(model.Runtime.Facade, "host_code", "default_train_step",
+                new object[] { new PyObjectBox(model.PythonObject), Flat(x), Flat(y), Flat(sample_weight) })));
+        }
+
+        /// <summary>The compiled loss of a batch (Keras's compute_loss), for a train_step override.</summary>
+        public Tensor compute_loss(Tensors x, Tensors y, Tensors y_pred, Tensors sample_weight = null)
+        {
+            TfNetTrain.Model model = EngineModel;
+            return model.Runtime.Run(() => Tensor.Wrap(model.Runtime, Face.Invoke(model.Runtime.Facade, "host_code", "compute_loss",
+                new object[] { new PyObjectBox(model.PythonObject), Flat(x), Flat(y), Flat(y_pred), Flat(sample_weight) })));
+        }
+
+        /// <summary>Updates the compiled metrics and returns every metric's result (Keras's compute_metrics).</summary>
+        public Dictionary<string, Tensor> compute_metrics(Tensors x, Tensors y, Tensors y_pred, Tensors sample_weight = null)
+        {
+            TfNetTrain.Model model = EngineModel;
+            return model.Runtime.Run(() => ReadLogs(model.Runtime, Face.Invoke(model.Runtime.Facade, "host_code", "compute_metrics",
+                new object[] { new PyObjectBox(model.PythonObject), Flat(x), Flat(y), Flat(y_pred), Flat(sample_weight) })));
+        }
+
+        /// <summary>The compiled optimizer (null before compile).</summary>
+        public OptimizerV2 optimizer
+        {
+            get
+            {
+                TfNetTrain.Model model = EngineModel;
+                return model.Runtime.Run(() =>
+                {
+                    PyObject opt = model.PythonObject.GetAttr("optimizer");
+                    if (opt.IsNone()) { opt.Dispose(); return null; }
+                    return OptimizerV2.FromPython(model.Runtime, opt);
+                });
+            }
+        }
+
+        /// <summary>The model's metrics (the loss tracker first, then the compiled metrics), for a train_step override.</summary>
+        public List<Metric> metrics
+        {
+            get
+            {
+                TfNetTrain.Model model = EngineModel;
+                return model.Runtime.Run(() =>
+                {
+                    var result = new List<Metric>();
+                    using (var list = model.PythonObject.GetAttr("metrics"))
+                    {
+                        foreach (PyObject m in PyConvert.Iterate(list))
+                        {
+                            using (var cls = m.GetAttr("__class__"))
+                            using (var n = cls.GetAttr("__name__"))
+                            {
+                                result.Add(new Metric(model.Runtime, m, n.As<string>()));
+                            }
+                        }
+                    }
+                    return result;
+                });
+            }
+        }
+
+        private static object Flat(Tensors tensors)
+        {
+            if (tensors == null) return null;
+            if (tensors.Length == 1) return tensors[0];
+            return tensors.ToList();
+        }
+
+        private static Dictionary<string, Tensor> ReadLogs(PythonRuntime runtime, PyObject dict)
+        {
+            using (dict)
+            using (var items = dict.InvokeMethod("items"))
+            {
+                var logs = new Dictionary<string, Tensor>();
+                foreach (PyObject item in PyConvert.Iterate(items))
+                {
+                    using (item)
+                    using (var k = item[0])
+                    {
+                        logs[k.As<string>()] = Tensor.Wrap(runtime, item[1]);
+                    }
+                }
+                return logs;
+            }
+        }
 
         /// <summary>Configures training (optimizer and loss objects or their string names, metric names).</summary>
-        public void compile(OptimizerV2 optimizer = null, Loss loss = null, string[] metrics = null, string semantics = "keras")
+        public void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = "keras")
         {
-            Model.Compile(optimizer?.Spec ?? (OptimizerSpec)"rmsprop", loss?.Spec, metrics, semantics);
+            OptimizerV2 opt = Optimizer(optimizer);
+            Loss lossObject = LossOf(loss);
+            if (lossObject != null && lossObject.Spec == null) compile(opt, lossObject, (metrics ?? new string[0]).Cast<object>().ToArray(), semantics);
+            else EngineModel.Compile(opt?.Spec ?? (OptimizerSpec)"rmsprop", lossObject?.Spec, metrics, semantics);
+        }
+
+        private static OptimizerV2 Optimizer(IOptimizer optimizer)
+        {
+            if (optimizer == null || optimizer is OptimizerV2) return (OptimizerV2)optimizer;
+            throw new TfNetTrainArgumentException(nameof(optimizer), $"compile takes keras.optimizers.* (or new Adam(...), ...); got a {optimizer.GetType().Name}");
+        }
+
+        private static Loss LossOf(ILossFunc loss)
+        {
+            if (loss == null || loss is Loss) return (Loss)loss;
+            throw new TfNetTrainArgumentException(nameof(loss), $"compile takes keras.losses.* or a Loss subclass; got a {loss.GetType().Name}");
+        }
+
+        /// <summary>Configures training with metric objects (keras.metrics.*, C# Metric subclasses) or names.</summary>
+        public void compile(IOptimizer optimizer, ILossFunc loss, Metric[] metrics, string semantics = "keras")
+        {
+            compile(Optimizer(optimizer), LossOf(loss), (metrics ?? new Metric[0]).Cast<object>().ToArray(), semantics);
+        }
+
+        private void compile(OptimizerV2 optimizer, Loss loss, object[] metrics, string semantics)
+        {
+            for (int i = 0; i < metrics.Length; i++)
+                if (metrics[i] == null) throw new ArgumentNullException(nameof(metrics), $"metrics[{i}] is null");
+            TfNetTrain.Model model = EngineModel;
+            model.Runtime.Run(() =>
+            {
+                var f = model.Runtime.Facade;
+                object opt = optimizer == null ? (object)"rmsprop" : optimizer.Spec;
+                object lossArg = loss == null ? null : loss.Spec != null ? (object)loss.Spec : new PyObjectBox(loss.PythonLoss(model.Runtime, f));
+                var items = metrics.Select(m => m is Metric metric ? new PyObjectBox(metric.Handle) : m).ToList();
+                using (var o = opt is OptimizerSpec spec ? PyConvert.SpecPair(spec) : Face.ToPython(opt))
+                using (var l = lossArg is LossSpec ls ? PyConvert.SpecPair(ls) : Face.ToPython(lossArg))
+                using (var ms = Face.ToPython(items))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "semantics", semantics } }))
+                using (f["compile_model"].Invoke(new[] { model.PythonObject, o, l, ms }, kwargs))
+                {
+                    return 0;
+                }
+            });
         }
 
         /// <summary>Configures training from string identifiers ("adam", "sparse_categorical_crossentropy").</summary>
         public void compile(string optimizer, string loss, string[] metrics = null, string semantics = "keras")
         {
-            Model.Compile(optimizer, loss, metrics, semantics);
+            EngineModel.Compile(optimizer, loss, metrics, semantics);
         }
 
         /// <summary>Trains on arrays; batch_size -1 is Keras's default (32).</summary>
@@ -48,7 +290,7 @@ namespace TfNetTrain.TensorFlowNet
                            float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
                            Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0)
         {
-            return Model.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
+            return EngineModel.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
                              sample_weight, initial_epoch, null, validation_data?.Item1, validation_data?.Item2, 1, class_weight);
         }
 
@@ -65,7 +307,7 @@ namespace TfNetTrain.TensorFlowNet
                 throw new TfNetTrainArgumentException(nameof(batch_size), $"a dataset is batched already (dataset.batch(n)): leave batch_size at -1; got {batch_size}");
             CheckDataset(dataset, nameof(dataset), 2, 3);
             if (validation_data != null) CheckDataset(validation_data, nameof(validation_data), 2, 3);
-            TfNetTrain.Model model = Model;
+            TfNetTrain.Model model = EngineModel;
             var hooks = new FitCallbacks(callbacks, model);
             return model.Runtime.Run(() =>
             {
@@ -90,16 +332,41 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Loss and metrics over arrays, without training.</summary>
         public Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
         {
-            return new Dictionary<string, float>(Model.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+        }
+
+        /// <summary>Trains a model of several inputs on one array per input.</summary>
+        public History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                           float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
+                           int initial_epoch = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            return EngineModel.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
+                                   sample_weight, initial_epoch, null, (IList<NDArray>)null, null, 1, class_weight);
+        }
+
+        /// <summary>Loss and metrics of a model of several inputs, one array per input.</summary>
+        public Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+        }
+
+        /// <summary>The outputs of a model of several inputs, one array per input.</summary>
+        public Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            IList<NDArray> outputs = EngineModel.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
+            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
         }
 
         /// <summary>Loss and metrics over a dataset of (x, y) batches.</summary>
         public Dictionary<string, float> evaluate(IDatasetV2 dataset, int verbose = 1)
         {
             CheckDataset(dataset, nameof(dataset), 2, 3);
-            return Model.Runtime.Run(() =>
+            return EngineModel.Runtime.Run(() =>
             {
-                using (var logs = Model.Runtime.Facade["evaluate"].Invoke(Model.PythonObject, dataset.PythonObject))
+                using (var logs = EngineModel.Runtime.Facade["evaluate"].Invoke(EngineModel.PythonObject, dataset.PythonObject))
                 {
                     return PyConvert.ToFloatDictionary(logs);
                 }
@@ -112,7 +379,7 @@ namespace TfNetTrain.TensorFlowNet
         /// </summary>
         public Tensors predict(NDArray x, int batch_size = -1, int verbose = 0)
         {
-            IList<NDArray> outputs = Model.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
+            IList<NDArray> outputs = EngineModel.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
             return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
         }
 
@@ -120,7 +387,7 @@ namespace TfNetTrain.TensorFlowNet
         public Tensors predict(IDatasetV2 dataset, int verbose = 0, int steps = -1)
         {
             CheckDataset(dataset, nameof(dataset), 1, 2, 3);
-            TfNetTrain.Model model = Model;
+            TfNetTrain.Model model = EngineModel;
             return model.Runtime.Run(() =>
             {
                 using (var outputs = Face.Invoke(model.Runtime.Facade, "datasets", "predict_dataset",
@@ -135,7 +402,7 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Prints the Keras summary (also returned).</summary>
         public string summary()
         {
-            string text = Model.Summary();
+            string text = EngineModel.Summary();
             Console.WriteLine(text);
             return text;
         }
@@ -144,7 +411,7 @@ namespace TfNetTrain.TensorFlowNet
         public override Tensor Apply(Tensor inputs, bool? training = null)
         {
             if (inputs == null) throw new ArgumentNullException(nameof(inputs));
-            TfNetTrain.Model model = Model;
+            TfNetTrain.Model model = EngineModel;
             return model.Runtime.Run(() => Tensor.Wrap(model.Runtime,
                 Face.Invoke(model.Runtime.Facade, "tensors", "model_call", new object[] { new PyObjectBox(model.PythonObject), inputs, training ?? false })));
         }
@@ -157,7 +424,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             get
             {
-                TfNetTrain.Model model = Model;
+                TfNetTrain.Model model = EngineModel;
                 return model.Runtime.Run(() =>
                 {
                     using (var list = Face.Invoke(model.Runtime.Facade, "tensors", "trainable_variables", new object[] { new PyObjectBox(model.PythonObject) }))
@@ -173,7 +440,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             get
             {
-                TfNetTrain.Model model = Model;
+                TfNetTrain.Model model = EngineModel;
                 return model.Runtime.Run(() =>
                 {
                     var result = new List<ILayer>();
@@ -197,7 +464,7 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>The Keras config as JSON text.</summary>
         public string get_config()
         {
-            TfNetTrain.Model model = Model;
+            TfNetTrain.Model model = EngineModel;
             return model.Runtime.Run(() =>
             {
                 using (var d = Face.Invoke(model.Runtime.Facade, "tensors", "model_config", new object[] { new PyObjectBox(model.PythonObject) }))
@@ -208,10 +475,10 @@ namespace TfNetTrain.TensorFlowNet
             });
         }
 
-        public List<NDArray> get_weights() => Model.GetWeights().ToList();
-        public void set_weights(IList<NDArray> weights) => Model.SetWeights(weights);
-        public void save_weights(string filepath) => Model.SaveWeights(filepath);
-        public void load_weights(string filepath) => Model.LoadWeights(filepath);
+        public List<NDArray> get_weights() => EngineModel.GetWeights().ToList();
+        public void set_weights(IList<NDArray> weights) => EngineModel.SetWeights(weights);
+        public void save_weights(string filepath) => EngineModel.SaveWeights(filepath);
+        public void load_weights(string filepath) => EngineModel.LoadWeights(filepath);
 
         /// <summary>Releases the Python model.</summary>
         public void Dispose() => _model?.Dispose();
@@ -234,16 +501,38 @@ namespace TfNetTrain.TensorFlowNet
         }
     }
 
+    /// <summary>A model of layers called on symbolic inputs (keras.Model(inputs, outputs)), or a Sequential.</summary>
+    public partial class Functional : Model
+    {
+        internal Functional(TfNetTrain.Model model, string name) : base(model, name)
+        {
+        }
+
+        /// <summary>The TfNetTrain model underneath (built on first use for a Sequential).</summary>
+        public TfNetTrain.Model Model => EngineModel;
+    }
+
     /// <summary>A Sequential model: <see cref="add"/> layers, then compile/fit; built on first use.</summary>
     public sealed class Sequential : Functional
     {
         private readonly List<ILayer> _layers;
         private readonly string _seqName;
+        private Tensor _input;
 
         internal Sequential(List<ILayer> layers, string name) : base(null, name)
         {
             _layers = layers == null ? new List<ILayer>() : new List<ILayer>(layers);
             _seqName = name;
+        }
+
+        /// <summary>Starts the model with an input (<c>model.add(keras.Input(shape))</c>, as TF.NET programs do).</summary>
+        public void add(Tensor input)
+        {
+            if (input == null) throw new ArgumentNullException(nameof(input));
+            if (IsModelBuilt) throw new InvalidOperationException("layers cannot be added once the model is built (compile, fit, summary, ...)");
+            if (_layers.Count > 0 || _input != null)
+                throw new TfNetTrainArgumentException(nameof(input), "keras.Input(...) must be the first thing added to a Sequential");
+            _input = input;
         }
 
         /// <summary>Appends a layer (a keras.layers one, or a model used as a layer).</summary>
@@ -264,14 +553,20 @@ namespace TfNetTrain.TensorFlowNet
             PythonRuntime runtime = Face.Runtime;
             var items = new List<Layer>();
             var first = (Layer)_layers[0];
-            if (first.InputShape != null)
+            if (_input != null)
+            {
+                Shape shape = _input.shape;
+                items.Add(new Layer(new LayerSpec("Input", KerasInterface.InputArguments(new Shape(shape.dims.Skip(1).ToArray()),
+                    shape[0] < 0 ? -1 : (int)shape[0], _input.dtype, null))));
+            }
+            else if (first.InputShape != null)
                 items.Add(new Layer(new LayerSpec("Input", KerasInterface.InputArguments(first.InputShape, first.BatchSize, TF_DataType.DtInvalid, null))));
             items.AddRange(_layers.Cast<Layer>());
-            if (items.All(l => !l.IsBuilt && !(l is Functional)))
-                return Keras.Sequential(items.Select(l => l.Spec), _seqName);
+            // Every layer is made as the Python object its C# Layer holds (one set of objects: layer.Weights, Apply and
+            // the model see the same layer); the Input stays a spec.
             return Face.Run(runtime, f =>
             {
-                var parts = items.Select(l => l.IsBuilt || l is Functional ? (object)new PyObjectBox(l.PythonLayer(runtime, f)) : l.Spec).ToList();
+                var parts = items.Select(l => l.Spec != null && l.Spec.ClassName == "Input" ? (object)l.Spec : new PyObjectBox(l.PythonLayer(runtime, f))).ToList();
                 using (var m = Face.Invoke(f, "tensors", "sequential_of", new object[] { parts, _seqName }))
                 {
                     return TfNetTrain.Model.FromPython(m, runtime);

@@ -5,14 +5,41 @@ using Python.Runtime;
 
 namespace TfNetTrain.TensorFlowNet
 {
-    /// <summary>An optimizer (TF.NET's IOptimizer): an <see cref="OptimizerSpec"/>, built in Python on first apply_gradients.</summary>
-    public sealed class OptimizerV2
+    /// <summary>An optimizer (TF.NET's IOptimizer).</summary>
+    public interface IOptimizer
+    {
+        /// <summary>One update of the variables by their gradients.</summary>
+        void apply_gradients(IEnumerable<(Tensor, IVariableV1)> grads_and_vars);
+    }
+
+    /// <summary>
+    /// An optimizer: an <see cref="OptimizerSpec"/> (what compile builds afresh) and the Python optimizer a custom loop
+    /// updates with apply_gradients. TF.NET's classes (<see cref="Adam"/>, <see cref="SGD"/>, <see cref="RMSprop"/>,
+    /// <see cref="AdamW"/>) and <c>keras.optimizers.*</c> make the same objects.
+    /// </summary>
+    public class OptimizerV2 : IOptimizer
     {
         private PythonHandleBox _built;
 
-        internal OptimizerV2(OptimizerSpec spec)
+        internal OptimizerV2(OptimizerSpec spec, bool build = false)
         {
             Spec = spec;
+            // Made now rather than at the first apply_gradients: that may run while a C# step is traced, and an
+            // optimizer created inside a trace makes TensorFlow trace the step twice.
+            if (build)
+            {
+                PythonRuntime runtime = Face.Runtime;
+                _built = Face.Run(runtime, f => new PythonHandleBox(runtime, Face.Invoke(f, "tensors", "make_optimizer", new object[] { Spec })));
+            }
+        }
+
+        /// <summary>A model's compiled optimizer (apply_gradients updates it).</summary>
+        internal static OptimizerV2 FromPython(PythonRuntime runtime, PyObject optimizer)
+        {
+            string name;
+            using (var cls = optimizer.GetAttr("__class__"))
+            using (var n = cls.GetAttr("__name__")) name = n.As<string>();
+            return new OptimizerV2(new OptimizerSpec(name)) { _built = new PythonHandleBox(runtime, optimizer) };
         }
 
         /// <summary>What compile builds (a fresh optimizer per compile).</summary>
@@ -56,37 +83,105 @@ namespace TfNetTrain.TensorFlowNet
         {
         }
 
-        public OptimizerV2 SGD(float learning_rate = 0.01f, float momentum = 0f, bool nesterov = false)
-            => new OptimizerV2(Optimizers.SGD(learningRate: learning_rate, momentum: momentum, nesterov: nesterov));
+        public OptimizerV2 SGD(float learning_rate = 0.01f, float momentum = 0f, bool nesterov = false) => new SGD(learning_rate, momentum, nesterov);
 
         public OptimizerV2 Adam(float learning_rate = 0.001f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f, bool amsgrad = false, string name = null)
-            => new OptimizerV2(Optimizers.Create("Adam", new Dictionary<string, object>
-            {
-                { "learning_rate", learning_rate }, { "beta_1", beta_1 }, { "beta_2", beta_2 }, { "epsilon", epsilon }, { "amsgrad", amsgrad }, { "name", name },
-            }));
+            => new Adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, name);
 
         public OptimizerV2 AdamW(float learning_rate = 0.001f, float weight_decay = 0.004f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f)
-            => new OptimizerV2(Optimizers.AdamW(learningRate: learning_rate, weightDecay: weight_decay, beta1: beta_1, beta2: beta_2, epsilon: epsilon));
+            => new AdamW(learning_rate, weight_decay, beta_1, beta_2, epsilon);
 
         public OptimizerV2 RMSprop(float learning_rate = 0.001f, float rho = 0.9f, float momentum = 0f, float epsilon = 1e-7f, bool centered = false, string name = null)
-            => new OptimizerV2(Optimizers.RMSprop(learningRate: learning_rate, rho: rho, momentum: momentum, epsilon: epsilon, centered: centered, name: name));
+            => new RMSprop(learning_rate, rho, momentum, epsilon, centered, name);
     }
 
-    /// <summary>A loss object (TF.NET's ILossFunc): a <see cref="LossSpec"/>, built in Python on first Call.</summary>
-    public sealed class Loss
+    /// <summary>Stochastic gradient descent (TF.NET's <c>new SGD(...)</c>).</summary>
+    public sealed class SGD : OptimizerV2
+    {
+        public SGD(float learning_rate = 0.01f, float momentum = 0f, bool nesterov = false)
+            : base(Optimizers.SGD(learningRate: learning_rate, momentum: momentum, nesterov: nesterov), build: true)
+        {
+        }
+    }
+
+    /// <summary>Adam (TF.NET's <c>new Adam(...)</c>).</summary>
+    public sealed class Adam : OptimizerV2
+    {
+        public Adam(float learning_rate = 0.001f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f, bool amsgrad = false, string name = null)
+            : base(Optimizers.Create("Adam", new Dictionary<string, object>
+            {
+                { "learning_rate", learning_rate }, { "beta_1", beta_1 }, { "beta_2", beta_2 }, { "epsilon", epsilon }, { "amsgrad", amsgrad }, { "name", name },
+            }), build: true)
+        {
+        }
+    }
+
+    /// <summary>AdamW (TF.NET's <c>new AdamW(...)</c>).</summary>
+    public sealed class AdamW : OptimizerV2
+    {
+        public AdamW(float learning_rate = 0.001f, float weight_decay = 0.004f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f)
+            : base(Optimizers.AdamW(learningRate: learning_rate, weightDecay: weight_decay, beta1: beta_1, beta2: beta_2, epsilon: epsilon), build: true)
+        {
+        }
+    }
+
+    /// <summary>RMSprop (TF.NET's <c>new RMSprop(...)</c>).</summary>
+    public sealed class RMSprop : OptimizerV2
+    {
+        public RMSprop(float learning_rate = 0.001f, float rho = 0.9f, float momentum = 0f, float epsilon = 1e-7f, bool centered = false, string name = null)
+            : base(Optimizers.RMSprop(learningRate: learning_rate, rho: rho, momentum: momentum, epsilon: epsilon, centered: centered, name: name), build: true)
+        {
+        }
+    }
+
+    /// <summary>
+    /// A loss object (TF.NET's ILossFunc): a <see cref="LossSpec"/>, built in Python on first Call; or a C#
+    /// subclass overriding <see cref="Apply"/> (the per-sample loss), which Keras reduces and weighs as its own
+    /// losses — in compile it runs while TensorFlow traces the training step.
+    /// </summary>
+    public class Loss : ILossFunc
     {
         private PythonHandleBox _built;
+        private readonly string _reduction;
+        private readonly string _name;
+
+        /// <summary>Whether y_pred holds logits (given to <see cref="Apply"/> by subclasses that use it).</summary>
+        protected bool from_logits;
 
         internal Loss(LossSpec spec)
         {
             Spec = spec;
         }
 
-        /// <summary>What compile builds.</summary>
+        /// <summary>A loss written in C#: override <see cref="Apply"/>.</summary>
+        protected Loss(string reduction = null, string name = null, bool from_logits = false)
+        {
+            _reduction = reduction == null || reduction == ReductionV2.AUTO ? ReductionV2.SUM_OVER_BATCH_SIZE : reduction;
+            _name = name;
+            this.from_logits = from_logits;
+        }
+
+        /// <summary>What compile builds; null for a C# subclass.</summary>
         public LossSpec Spec { get; }
 
         /// <summary>The reduction ("sum_over_batch_size" unless given).</summary>
-        public string Reduction => Spec.Arguments.TryGetValue("reduction", out object r) ? (string)r : "sum_over_batch_size";
+        public string Reduction => Spec == null ? _reduction : Spec.Arguments.TryGetValue("reduction", out object r) && r != null ? (string)r : "sum_over_batch_size";
+
+        /// <summary>The loss's name (null until Keras names it).</summary>
+        public string Name => Spec == null ? _name : Spec.Arguments.TryGetValue("name", out object n) ? (string)n : null;
+
+        /// <summary>
+        /// The per-sample loss of a batch, before reduction (a C# subclass overrides it; for keras.losses it is the
+        /// Keras loss function). Runs with symbolic tensors while TensorFlow traces.
+        /// </summary>
+        public virtual Tensor Apply(Tensor y_true, Tensor y_pred, bool from_logits = false, int axis = -1)
+        {
+            if (Spec == null) throw new NotImplementedException($"{GetType().Name} must override Apply(Tensor y_true, Tensor y_pred, bool from_logits, int axis)");
+            if (y_true == null) throw new ArgumentNullException(nameof(y_true));
+            if (y_pred == null) throw new ArgumentNullException(nameof(y_pred));
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f => Tensor.Wrap(runtime, Face.Invoke(f, "host_code", "loss_values", new object[] { new PyObjectBox(PythonLoss(runtime, f)), y_true, y_pred })));
+        }
 
         /// <summary>The loss of a batch, reduced as <see cref="Reduction"/> says.</summary>
         public Tensor Call(Tensor y_true, Tensor y_pred, Tensor sample_weight = null)
@@ -94,14 +189,48 @@ namespace TfNetTrain.TensorFlowNet
             if (y_true == null) throw new ArgumentNullException(nameof(y_true));
             if (y_pred == null) throw new ArgumentNullException(nameof(y_pred));
             PythonRuntime runtime = Face.Runtime;
-            return Face.Run(runtime, f =>
-            {
-                if (_built == null) _built = new PythonHandleBox(runtime, Face.Invoke(f, "tensors", "build_loss_object", new object[] { Spec.ClassName, Spec.Arguments.ToDictionary(p => p.Key, p => p.Value) }));
-                return Tensor.Wrap(runtime, Face.Invoke(f, "tensors", "loss_call", new object[] { _built, y_true, y_pred, sample_weight }));
-            });
+            return Face.Run(runtime, f => Tensor.Wrap(runtime, Face.Invoke(f, "tensors", "loss_call", new object[] { new PyObjectBox(PythonLoss(runtime, f)), y_true, y_pred, sample_weight })));
         }
 
-        public override string ToString() => Spec.ToString();
+        /// <summary>The Python loss object (GIL held).</summary>
+        internal PyObject PythonLoss(PythonRuntime runtime, BridgeFacade f)
+        {
+            if (_built != null) return _built.Handle;
+            if (Spec != null)
+            {
+                _built = new PythonHandleBox(runtime, Face.Invoke(f, "tensors", "build_loss_object", new object[] { Spec.ClassName, Spec.Arguments.ToDictionary(p => p.Key, p => p.Value) }));
+            }
+            else
+            {
+                using (var host = PyObject.FromManagedObject(HostCode.ForLoss(this)))
+                {
+                    _built = new PythonHandleBox(runtime, Face.Invoke(f, "host_code", "host_loss", new object[] { new PyObjectBox(host), _name, _reduction }));
+                }
+            }
+            return _built.Handle;
+        }
+
+        public override string ToString() => Spec == null ? GetType().Name : Spec.ToString();
+    }
+
+    /// <summary>A loss function (TF.NET's ILossFunc).</summary>
+    public interface ILossFunc
+    {
+        /// <summary>The reduction.</summary>
+        string Reduction { get; }
+
+        /// <summary>The loss of a batch.</summary>
+        Tensor Call(Tensor y_true, Tensor y_pred, Tensor sample_weight = null);
+    }
+
+    /// <summary>TF.NET's loss reductions (Keras 3's names; AUTO is sum_over_batch_size).</summary>
+    public static class ReductionV2
+    {
+        public const string NONE = "none";
+        public const string AUTO = "auto";
+        public const string SUM = "sum";
+        public const string SUM_OVER_BATCH_SIZE = "sum_over_batch_size";
+        public const string WEIGHTED_MEAN = "sum_over_batch_size";
     }
 
     /// <summary>keras.losses with TF.NET argument names, over <see cref="LossSpec"/>.</summary>
@@ -137,36 +266,104 @@ namespace TfNetTrain.TensorFlowNet
         public Loss LogCosh(string reduction = null, string name = null) => L("LogCosh", reduction, name);
     }
 
-    /// <summary>A metric object (TF.NET's IMetricFunc): keras.metrics.&lt;ClassName&gt; living in Python.</summary>
-    public sealed class Metric : PythonHandle
+    /// <summary>
+    /// A metric object (TF.NET's IMetricFunc): keras.metrics.&lt;ClassName&gt; living in Python; or a C# subclass
+    /// that keeps its state in variables from <see cref="add_weight"/> and overrides <see cref="update_state"/> and
+    /// <see cref="result"/> — in compile they run while TensorFlow traces the training step.
+    /// </summary>
+    public class Metric : PythonHandle
     {
+        private readonly bool _isHostCode;
+
         internal Metric(PythonRuntime runtime, PyObject metric, string className) : base(runtime, metric)
         {
             ClassName = className;
         }
 
-        /// <summary>The Keras class name.</summary>
+        /// <summary>A metric written in C#: add state with <see cref="add_weight"/>, override update_state and result.</summary>
+        protected Metric(string name = null, TF_DataType dtype = TF_DataType.DtInvalid) : this(HostParts.Create(name, dtype))
+        {
+        }
+
+        private Metric(HostParts parts) : base(parts.Runtime, parts.Handle)
+        {
+            parts.Code.Bind(this);
+            ClassName = GetType().Name;
+            _isHostCode = true;
+        }
+
+        /// <summary>The Keras class name (the C# class name for a subclass).</summary>
         public string ClassName { get; }
 
-        /// <summary>Accumulates a batch.</summary>
-        public void update_state(Tensor y_true, Tensor y_pred, Tensor sample_weight = null)
+        /// <summary>The metric's name, as logs show it ("loss", "accuracy", ...).</summary>
+        public string Name => Run(f => { using (var n = Handle.GetAttr("name")) return n.As<string>(); });
+
+        /// <summary>Accumulates a batch (returns null: Keras 3's update_state returns nothing).</summary>
+        public virtual Tensor update_state(Tensor y_true, Tensor y_pred, Tensor sample_weight = null)
         {
+            if (_isHostCode) throw new NotImplementedException($"{GetType().Name} must override update_state(Tensor y_true, Tensor y_pred, Tensor sample_weight)");
             if (y_true == null) throw new ArgumentNullException(nameof(y_true));
             if (y_pred == null) throw new ArgumentNullException(nameof(y_pred));
             Run(f => { Face.Call(f, "tensors", "metric_update", new object[] { this, y_true, y_pred, sample_weight }); return 0; });
+            return null;
+        }
+
+        /// <summary>Accumulates values (a metric of values: Mean, Sum), optionally weighted.</summary>
+        public Tensor update_state(Tensor values)
+        {
+            if (values == null) throw new ArgumentNullException(nameof(values));
+            if (_isHostCode) return update_state(values, values);
+            Run(f => { Face.Call(f, "host_code", "metric_update_values", new object[] { this, values }); return 0; });
+            return null;
         }
 
         /// <summary>The value over every batch since the last reset.</summary>
-        public Tensor result() => Run(f => Tensor.Wrap(Runtime, Face.Invoke(f, "tensors", "metric_result", new object[] { this })));
+        public virtual Tensor result()
+        {
+            if (_isHostCode) throw new NotImplementedException($"{GetType().Name} must override result()");
+            return Run(f => Tensor.Wrap(Runtime, Face.Invoke(f, "tensors", "metric_result", new object[] { this })));
+        }
 
-        /// <summary>Forgets the accumulated batches.</summary>
-        public void reset_states() => Run(f => { Face.Call(f, "tensors", "metric_reset", new object[] { this }); return 0; });
+        /// <summary>Forgets the accumulated batches (for a C# subclass: every state variable back to zero).</summary>
+        public virtual void reset_states()
+        {
+            string function = _isHostCode ? "metric_reset_default" : "metric_reset";
+            Run(f => { Face.Call(f, _isHostCode ? "host_code" : "tensors", function, new object[] { this }); return 0; });
+        }
+
+        /// <summary>A state variable of a C# metric (Keras's add_variable; <paramref name="initializer"/> a Keras name).</summary>
+        protected IVariableV1 add_weight(string name, Shape shape = null, TF_DataType dtype = TF_DataType.TF_FLOAT, string initializer = "zeros")
+        {
+            if (!_isHostCode) throw new InvalidOperationException("add_weight is for C# Metric subclasses");
+            return Run(f => new ResourceVariable(Runtime, Face.Invoke(f, "host_code", "metric_add_weight",
+                new object[] { this, name, (shape ?? new Shape(new long[0])).dims.ToList(), Face.DTypeName(dtype), initializer })));
+        }
 
         internal static Metric Create(string className, params object[] namesAndValues)
         {
             var kwargs = TfNetTrain.Layers.Pairs(namesAndValues).Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value);
             PythonRuntime runtime = Face.Runtime;
             return Face.Run(runtime, f => new Metric(runtime, Face.Invoke(f, "tensors", "build_metric", new object[] { className, kwargs }), className));
+        }
+
+        private sealed class HostParts
+        {
+            public PythonRuntime Runtime;
+            public PyObject Handle;
+            public HostCode Code;
+
+            public static HostParts Create(string name, TF_DataType dtype)
+            {
+                var parts = new HostParts { Runtime = Face.Runtime, Code = HostCode.ForMetric(null) };
+                parts.Handle = Face.Run(parts.Runtime, f =>
+                {
+                    using (var host = PyObject.FromManagedObject(parts.Code))
+                    {
+                        return Face.Invoke(f, "host_code", "host_metric", new object[] { new PyObjectBox(host), name, Face.DTypeName(dtype) });
+                    }
+                });
+                return parts;
+            }
         }
     }
 
