@@ -54,10 +54,12 @@ public static class Host
 {
     public static int Main(string[] args)
     {
-        var watchdog = new Thread(() => { Thread.Sleep(90000); Console.WriteLine(""deadlock""); Console.Out.Flush(); Environment.FailFast(""deadlock""); }) { IsBackground = true };
-        watchdog.Start();
         var python = PythonRuntime.Start();
         Step();
+        // In the Dispose modes a watchdog turns a deadlock into a ""deadlock"" line (started after start-up, which
+        // imports TensorFlow and may take long on a busy machine).
+        var watchdog = new Thread(() => { Thread.Sleep(90000); Console.WriteLine(""deadlock""); Console.Out.Flush(); Environment.FailFast(""deadlock""); }) { IsBackground = true };
+        if (args.Length > 0 && (args[0] == ""callback-dispose"" || args[0] == ""dispose-during-fit"")) watchdog.Start();
         if (args.Length > 0 && args[0] == ""callback-dispose"")
         {
             Fit(new DisposingCallback(), 2);
