@@ -141,8 +141,11 @@ namespace TfNetTrain
     /// tfnet_train's <c>BackupAndRestore</c> (Keras's, crash-safe): backs the training state up to
     /// <see cref="BackupDir"/> every epoch or every <c>saveFreq</c> steps; a Fit that was interrupted (an exception,
     /// or the process killed) and is run again with the same callback resumes where the last backup left it, and
-    /// ends exactly where an uninterrupted Fit ends. The backup is deleted when Fit completes, unless
-    /// <see cref="DeleteCheckpoint"/> is false.
+    /// ends exactly where an uninterrupted Fit ends.
+    /// <para>When Fit completes, Keras deletes <see cref="BackupDir"/> itself with everything in it (not just the
+    /// backup's files), unless <see cref="DeleteCheckpoint"/> is false: give the callback a folder of its own, never
+    /// one that holds other data. The backup's metadata is checked before it is used: it may only name a weights
+    /// file this callback writes inside the folder (a folder from someone else cannot point the load elsewhere).</para>
     /// </summary>
     public sealed class BackupAndRestore : KerasCallback
     {

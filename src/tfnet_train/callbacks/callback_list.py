@@ -39,7 +39,11 @@ def listens(callback: keras.callbacks.Callback, mode: str) -> bool:
 
 
 class CallbackList(keras.callbacks.CallbackList):
-    """keras.callbacks.CallbackList with ``needs_batch_hooks(mode)``."""
+    """keras.callbacks.CallbackList with ``needs_batch_hooks(mode)``; every item must be a Keras callback."""
+
+    def __init__(self, callbacks: Any = None, **kwargs: Any) -> None:
+        check_callbacks(callbacks)
+        super().__init__(callbacks, **kwargs)
 
     def needs_batch_hooks(self, mode: str) -> bool:
         """Whether any callback listens to the batch hooks of ``mode`` ("train", "test" or "predict")."""
@@ -48,6 +52,18 @@ class CallbackList(keras.callbacks.CallbackList):
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         _make_checkpoint_folders(self.callbacks, self.model)
         super().on_train_begin(logs)
+
+
+def check_callbacks(callbacks: Any) -> None:
+    """TypeError naming the item for anything in ``callbacks`` that is not a keras.callbacks.Callback."""
+    if callbacks is None:
+        return
+    if isinstance(callbacks, keras.callbacks.Callback) or not isinstance(callbacks, list | tuple):
+        raise TypeError(f"callbacks must be a list of keras.callbacks.Callback, got {type(callbacks).__name__}")
+    for i, callback in enumerate(callbacks):
+        if not isinstance(callback, keras.callbacks.Callback):
+            raise TypeError(
+                f"callbacks[{i}] must be a keras.callbacks.Callback, got {type(callback).__name__} {callback!r}")
 
 
 def _make_checkpoint_folders(callbacks: list, model: Any) -> None:

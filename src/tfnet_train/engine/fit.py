@@ -68,7 +68,8 @@ class FitMixin:
         (used only under semantics='tfnet' with a tf.data validation set).
 
         Every argument is checked, and the data and validation data are matched against the model, before any
-        state changes: a fit that fails before its first step leaves weights, optimizer and counters as they were.
+        state changes; a fit that fails later (a bad batch, a callback that raises; not an interrupt) puts every
+        weight, optimizer variable and ``_train_counter`` back to their values before the call.
         """
         self._assert_compile_called("fit")
         profile = self._engine.profile
@@ -89,6 +90,7 @@ class FitMixin:
         elif validation_split and not 0.0 <= validation_split < 1.0:
             raise ValueError(f"validation_split must be in [0, 1), got {validation_split!r}")
         self._check_data(x, y)
+        self._check_targets(x, y)
         data_handler = DataHandler(
             x, y, sample_weight, batch_size=batch_size, steps_per_epoch=capped_steps(steps_per_epoch), shuffle=shuffle,
             class_weight=class_weight, steps_per_execution=self.steps_per_execution, profile=profile,
@@ -105,7 +107,13 @@ class FitMixin:
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, verbose=verbose,
                                      epochs=epochs, steps=data_handler.num_batches, model=self)
-        return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
+        snapshot, counter = self._variables_snapshot(), int(self._train_counter.numpy())
+        try:
+            return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
+        except Exception:  # a failed fit changes nothing: weights, optimizer variables, _train_counter
+            self._restore_variables(snapshot)
+            self._train_counter.assign(counter)
+            raise
 
     def _build_for(self, data_handler: DataHandler) -> None:
         """Create every variable (model, metrics, optimizer) before the first trace, as Keras does under a

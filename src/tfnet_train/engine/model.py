@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import tempfile
 import threading
 import zipfile
@@ -19,6 +20,7 @@ from keras.src.models.functional import Functional as KerasFunctional
 from keras.src.models.model import functional_init_arguments
 from keras.src.trainers.trainer import Trainer as KerasTrainer
 
+from tfnet_train import archives
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
 from tfnet_train.engine.fit import FitMixin
@@ -112,7 +114,7 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
     def _assert_compile_called(self, method_name: str | None = None) -> None:
         if not self.compiled:
             raise ValueError(f"{method_name or 'this method'}() needs a compiled model: "
-                             "call model.compile(optimizer, loss, metrics) first")
+                             "call model.compile(optimizer=..., loss=..., metrics=[...]) first")
 
     def _model_inputs(self) -> list[Any] | None:
         try:
@@ -123,6 +125,8 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
 
     def _check_data(self, x: Any, y: Any) -> None:
         """Clear errors for arrays that cannot fit the model's inputs (rank, feature sizes, input count)."""
+        _check_not_ragged(x, "x")
+        _check_not_ragged(y, "y")
         _check_same_samples(x, y)
         inputs = self._model_inputs()
         if inputs is None or x is None or isinstance(x, dict):
@@ -149,6 +153,21 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
             for got, want in zip(actual[1:], shape[1:], strict=True):
                 if want is not None and got is not None and int(got) != int(want):
                     raise ValueError(f"{name} has shape {tuple(actual)}; the model expects shape {shape}")
+
+    def _check_targets(self, x: Any, y: Any) -> None:
+        """ValueError for in-memory x without y when the compiled loss needs targets (Keras fails inside the step
+        with "None values not supported"); a model that overrides train_step or compute_loss decides for itself."""
+        if y is not None or getattr(self, "_compile_loss", None) is None:
+            return
+        from tfnet_train.engine.train import TrainMixin
+
+        if type(self).train_step is not TrainMixin.train_step or type(self).compute_loss is not TrainMixin.compute_loss:
+            return
+        leaves = list(x) if isinstance(x, list | tuple) else [x]
+        if leaves and all(isinstance(leaf, np.ndarray | tf.Tensor) for leaf in leaves):
+            raise ValueError(
+                "y must be given with array x: the compiled loss compares predictions with targets, got y=None "
+                "(pass y, or override compute_loss for a loss without targets)")
 
     def _check_batch(self, x: Any, y: Any, sample_weight: Any) -> None:
         self._check_data(x, y)
@@ -217,13 +236,25 @@ _ENGINE_CLASSES = {"Sequential", "Functional"}
 @contextlib.contextmanager
 def _as_engine_file(filepath: Any) -> Iterator[Any]:
     """``filepath``, or for a ``.keras`` file whose model is Keras's own Sequential or Functional, a temporary copy
-    naming the engine's class instead (Keras resolves its built-in classes before any custom object)."""
+    naming the engine's class instead (Keras resolves its built-in classes before any custom object).
+
+    Every ``.keras`` archive is checked first against caps from its declared sizes (``archives.MAX_KERAS_BYTES``
+    in all, ``MAX_KERAS_CONFIG_BYTES`` for config.json); the copy streams each member (never one whole in memory)
+    and is refused when the temporary folder has not the room.
+    """
     path = Path(filepath)
     if path.suffix != ".keras" or not zipfile.is_zipfile(path):
         yield filepath
         return
-    with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
+    source = str(path)
+    with archives.open_zip(path) as archive:
+        members = archives.check_members(archive, source, archives.MAX_KERAS_BYTES, archives.MAX_NPZ_MEMBERS)
+        try:
+            config = json.loads(archives.read_member(archive, "config.json", source, archives.MAX_KERAS_CONFIG_BYTES))
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            raise ValueError(f"archive {source!r}: config.json is not JSON ({error})") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"archive {source!r}: config.json must hold a JSON object, got {type(config).__name__}")
         keras_model = str(config.get("module", "")).startswith("keras") and config.get("class_name") in _ENGINE_CLASSES
         if not keras_model:
             yield filepath
@@ -231,12 +262,37 @@ def _as_engine_file(filepath: Any) -> Iterator[Any]:
         config["module"] = None
         config["registered_name"] = f"tfnet_train>{config['class_name']}"
         with tempfile.TemporaryDirectory() as folder:
+            needed = sum(item.file_size for item in members)
+            free = archives.free_bytes(folder)
+            if needed > free:
+                raise OSError(f"archive {source!r}: a copy needs {needed} bytes, {folder!r} has {free} free")
             copy = Path(folder, path.name)
             with zipfile.ZipFile(copy, "w") as out:
-                for item in archive.infolist():
-                    data = json.dumps(config).encode() if item.filename == "config.json" else archive.read(item)
-                    out.writestr(item, data)
+                for item in members:
+                    if item.filename == "config.json":
+                        out.writestr(item, json.dumps(config).encode())
+                        continue
+                    try:
+                        large = item.file_size > zipfile.ZIP64_LIMIT
+                        with archive.open(item) as reader, out.open(item, "w", force_zip64=large) as writer:
+                            shutil.copyfileobj(reader, writer, 1 << 20)
+                    except archives.READ_ERRORS as error:
+                        raise ValueError(f"archive {source!r}: member {item.filename!r} cannot be read ({error})"
+                                         ) from None
             yield copy
+
+
+def _check_not_ragged(value: Any, name: str) -> None:
+    """ValueError for a nested Python list whose rows differ in length (NumPy cannot make it an array)."""
+    if not isinstance(value, list) or not value or not all(isinstance(row, list | tuple) for row in value):
+        return
+    try:
+        np.asarray(value)
+    except ValueError:
+        lengths = sorted({len(row) for row in value})
+        raise ValueError(
+            f"{name} is a ragged list: its rows have lengths {lengths[:5]}{' ...' if len(lengths) > 5 else ''}; "
+            f"expected rows of one length (a rectangular array)") from None
 
 
 def _check_same_samples(x: Any, y: Any) -> None:
