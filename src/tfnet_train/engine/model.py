@@ -190,11 +190,17 @@ keras.saving.register_keras_serializable(package="tfnet_train")(Model)
 def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
                safe_mode: bool = True) -> Model:
     """Keras's ``load_model`` returning engine models: an engine file as saved, and a file saved by plain Keras 3
-    with its Sequential / Functional / Model opened as the engine's (compiled when the file was).
+    with its Sequential / Functional / Model opened as the engine's (compiled when the file was); whole-model ``.h5``
+    files of Keras 3 and tf.keras 2 and tf.keras SavedModel directories as in :mod:`tfnet_train.engine.legacy`.
 
     ``safe_mode=True`` (Keras's default) refuses to deserialize Python code such as a ``Lambda`` layer's; pass
     ``safe_mode=False`` only for files you trust.
     """
+    from tfnet_train.engine.legacy import load_other_format
+
+    model = load_other_format(filepath, custom_objects, compile, safe_mode)  # .h5 and SavedModel; None for .keras
+    if model is not None:
+        return model
     with _as_engine_file(filepath) as path:
         return keras.saving.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
