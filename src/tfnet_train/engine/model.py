@@ -20,6 +20,7 @@ from keras.src.trainers.trainer import Trainer as KerasTrainer
 
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
+from tfnet_train.engine.export import ExportMixin
 from tfnet_train.engine.fit import FitMixin
 from tfnet_train.engine.on_batch import OnBatchMixin
 from tfnet_train.engine.predict import PredictMixin
@@ -70,7 +71,8 @@ def _inject_functional(cls: type) -> type:
     return cls
 
 
-class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, SaveMixin, keras.Model):
+class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, SaveMixin, ExportMixin,
+            keras.Model):
     """A Keras 3 model trained by the TF.NET-mirroring engine.
 
     ``Model(inputs=..., outputs=...)`` builds a functional model; subclasses define ``call``.
