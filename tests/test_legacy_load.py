@@ -44,7 +44,9 @@ def assert_same_as_writer(model: keras.Model, record: Path) -> None:
     for i, value in enumerate(weights):
         assert value.dtype == expected[f"w{i}"].dtype
         assert np.array_equal(value, expected[f"w{i}"]), f"weight {i} differs from the writer's"
-    np.testing.assert_allclose(model.predict(expected["x"], verbose=0), expected["predictions"], rtol=RTOL, atol=ATOL)
+    predictions = model.predict(expected["x"], verbose=0)
+    assert predictions.shape == expected["predictions"].shape
+    np.testing.assert_allclose(predictions, expected["predictions"], rtol=RTOL, atol=ATOL)
 
 
 def test_tf_keras_2_h5_loads_with_its_training_configuration(files: Path) -> None:
@@ -57,6 +59,9 @@ def test_tf_keras_2_h5_loads_with_its_training_configuration(files: Path) -> Non
     assert isinstance(model.loss, keras.losses.SparseCategoricalCrossentropy)
     assert model.loss.get_config()["from_logits"] is True
     data = np.load(files / "functional.npz")
+    assert isinstance(model.predict(data["x"], verbose=0), np.ndarray)  # one output, not a list of one
+    stacked = tfnet_train.Sequential([keras.Input((6,)), model, keras.layers.Dense(10)])
+    assert stacked.output_shape == (None, 10)
     before = model.get_weights()
     history = model.fit(data["x"], data["y"], epochs=1, verbose=0).history
     assert set(history) == {"loss", "accuracy", "top2"}

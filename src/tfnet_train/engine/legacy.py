@@ -96,12 +96,9 @@ def load_h5(filepath: Any, custom_objects: dict[str, Any] | None = None, compile
             safe_mode: bool = True, source: str | None = None) -> Any:
     """An engine model from a whole-model ``.h5`` file of Keras 3 or tf.keras 2, compiled with the file's training
     configuration when ``compile`` (and every part of it translates)."""
-    from keras.src.legacy.saving import legacy_h5_format
-
     path = str(filepath)
     try:
-        model = legacy_h5_format.load_model_from_hdf5(path, custom_objects=_engine_objects(custom_objects),
-                                                      compile=False, safe_mode=safe_mode)
+        model = _model_from_h5(path, custom_objects, safe_mode)
     except ValueError as error:
         if "safe_mode" not in str(error) and "Lambda" not in str(error):
             raise
@@ -138,6 +135,42 @@ def load_h5(filepath: Any, custom_objects: dict[str, Any] | None = None, compile
         warnings.warn(f"{source or path}: the training configuration was not translated to Keras 3 "
                       f"({'; '.join(problems)}); the model is loaded uncompiled: compile it before training",
                       UserWarning, stacklevel=3)
+    return model
+
+
+def _single_io(config: dict[str, Any]) -> None:
+    """tf.keras 2 lists a functional model's one input and one output as lists of one; Keras 3 reads those as
+    list-structured inputs and outputs (predict returning a list, the model unusable as a layer). Unwrap them."""
+    if not isinstance(config, dict):
+        return
+    inner = config.get("config")
+    if isinstance(inner, dict):
+        for key in ("input_layers", "output_layers"):
+            value = inner.get(key)
+            if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 3 \
+                    and isinstance(value[0][0], str):
+                inner[key] = value[0]
+        for layer in inner.get("layers", []) if isinstance(inner.get("layers"), list) else []:
+            if isinstance(layer, dict) and layer.get("class_name") in ("Functional", "Model"):
+                _single_io(layer)
+
+
+def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: bool) -> Any:
+    """Keras 3's legacy ``.h5`` reader with the engine's classes and single inputs and outputs unwrapped."""
+    from keras.src.legacy.saving import json_utils, legacy_h5_format, saving_options, saving_utils
+    from keras.src.saving import serialization_lib
+
+    with h5py.File(path, "r") as f:
+        raw = f.attrs["model_config"]
+        config = json_utils.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        keras_version = f.attrs.get("keras_version", "")
+        if isinstance(keras_version, bytes):
+            keras_version = keras_version.decode("utf-8")
+        if not str(keras_version).startswith("3"):
+            _single_io(config)
+        with saving_options.keras_option_scope(use_legacy_config=True), serialization_lib.SafeModeScope(safe_mode):
+            model = saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
+            legacy_h5_format.load_weights_from_hdf5_group(f["model_weights"], model)
     return model
 
 
