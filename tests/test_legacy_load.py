@@ -196,3 +196,25 @@ def test_translation_of_tf_keras_2_configs() -> None:
                                "optimizer_config": {"class_name": "Adam", "config": {"amsgrad": False, "foo": 1}}},
                               None, 1, problems)
     assert len(problems) == 2 and "NoSuchLoss" in problems[1] and "foo=1" in problems[0]
+
+
+def test_conformance_case_recorded_from_a_loaded_tf_keras_2_model_replays(files: Path, tmp_path: Path) -> None:
+    from tfnet_train.conformance import implementations
+    from tfnet_train.conformance.case import load
+    from tfnet_train.conformance.compare import compare_traces
+    from tfnet_train.conformance.record import record
+    from tfnet_train.conformance.runner import run_case
+
+    model = tfnet_train.load_model(files / "sequential.h5")
+    data = np.load(files / "sequential.npz")
+    record(model, data["x"], data["y"].astype("float32"), 4, tmp_path / "legacy_case")
+    case = load(tmp_path / "legacy_case.json")
+    assert case.metrics == ("mae",) and case.loss.name == "mse"
+    for saved, writer in zip(case.arrays.weights, [data[f"w{i}"] for i in range(4)], strict=True):
+        assert np.array_equal(saved, writer)
+    live = [model.train_step_traced(*case.batch(i)).flat() for i in range(4)]
+    for implementation in ("engine", "keras"):
+        result = compare_traces(live, implementations.run(implementation, case), case.tolerance,
+                                ("live", implementation))
+        assert result.first_divergence is None, result.first_divergence.describe("live", implementation)
+    assert [(p.a, p.b, p.verdict) for p in run_case(case, ["engine", "keras"]).pairs] == [("engine", "keras", "pass")]
