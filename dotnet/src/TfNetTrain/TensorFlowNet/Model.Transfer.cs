@@ -62,11 +62,11 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Parameters that do not train now.</summary>
         public long non_trainable_params => EngineModel.NonTrainableParamCount;
 
+        /// <summary>A face Layer for a live layer (a model used as a layer included), named by its Keras class.</summary>
         internal static ILayer FaceLayer(ModelLayer layer)
         {
             using (layer)
             {
-                if (layer.IsModel) return new Functional(layer.AsModel(), null);
                 PythonRuntime runtime = Face.Runtime;
                 var spec = new LayerSpec(layer.ClassName, new Dictionary<string, object> { { "name", layer.Name } });
                 return Face.Run(runtime, f => new Layer(spec, layer.PythonObject.NewReference()));
