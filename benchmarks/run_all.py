@@ -14,7 +14,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 QUICK_ARGS = {"bench_engine.py": ["--rounds", "1", "--skip-xor-keras"], "bench_bridge.py": ["--quick"],
               "bench_bridge_calls.py": ["--quick"], "bench_mirrored.py": ["--rounds", "1", "--steps", "40"],
-              "bench_tfnet_face.py": ["--quick"]}
+              "bench_tfnet_face.py": ["--quick"], "bench_traced.py": ["--quick"]}
 
 
 def main() -> int:

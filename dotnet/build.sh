@@ -38,6 +38,7 @@ build TfNetTrain.Reference.Tests tests/TfNetTrain.Reference.Tests library nunit.
 build TfNetTrain                 src/TfNetTrain                 library Python.Runtime.dll
 build TfNetTrain.Bench           src/TfNetTrain.Bench           exe     TfNetTrain.dll Python.Runtime.dll
 build TfNetTrain.FaceBench       src/TfNetTrain.FaceBench       exe     TfNetTrain.dll Python.Runtime.dll
+build TfNetTrain.TracedBench     src/TfNetTrain.TracedBench     exe     TfNetTrain.dll Python.Runtime.dll
 build TfNetTrain.Demo            src/TfNetTrain.Demo            exe     TfNetTrain.dll TfNetTrain.Reference.dll Python.Runtime.dll
 build TfNetTrain.Conformance     src/TfNetTrain.Conformance     exe     TfNetTrain.Reference.dll TfNetTrain.dll Python.Runtime.dll
 build TfNetTrain.Tests           tests/TfNetTrain.Tests           library nunit.framework.dll TfNetTrain.dll Python.Runtime.dll
@@ -110,6 +111,7 @@ else
   build_coreclr TfNetTrain.Reference.Tests tests/TfNetTrain.Reference.Tests library nunit.framework.dll TfNetTrain.Reference.dll
   build_coreclr TfNetTrain.TestRunner      tests/TfNetTrain.TestRunner      exe     nunit.framework.dll
   build_coreclr TfNetTrain.FaceBench       src/TfNetTrain.FaceBench         exe     TfNetTrain.dll Python.Runtime.dll
+  build_coreclr TfNetTrain.TracedBench     src/TfNetTrain.TracedBench       exe     TfNetTrain.dll Python.Runtime.dll
   echo "built for .NET (against $(basename "$coreclr_fx")) into $coreclr_out"
 fi
 

@@ -41,7 +41,8 @@ def test_a_signature_fixes_the_accepted_inputs() -> None:
     f([tf.zeros((2, 3))])
     f([tf.zeros((5, 3))])
     assert host.calls == 1
-    with pytest.raises(ValueError, match=r"'rows_of_three' was called with \(\(2, 4\) float32\).*\(\(None, 3\) float32\)"):
+    expected = r"'rows_of_three' was called with \(\(2, 4\) float32\).*\(\(None, 3\) float32\)"
+    with pytest.raises(ValueError, match=expected):
         f([tf.zeros((2, 4))])
     unknown = host_code.host_function(Delegate(lambda x: x * x), "square", 1, [(None, "float32")])
     unknown([tf.constant(2.0)])
@@ -247,3 +248,25 @@ def test_variable_updates_check_the_shape_first() -> None:
     with pytest.raises(ValueError, match="method must be one of"):
         host_code.variable_update(v, "scatter_add", [1.0, 1.0])
     np.testing.assert_array_equal(v.numpy(), [2.0, 3.0])
+
+
+def test_cells_step_and_wrap_as_keras_builds_them() -> None:
+    cell = keras.layers.LSTMCell(4)
+    out = host_code.cell_call(cell, [tf.ones((2, 3))], [tf.zeros((2, 4)), tf.zeros((2, 4))])
+    assert [tuple(t.shape) for t in out] == [(2, 4), (2, 4), (2, 4)]
+    stacked = host_code.composed_layer("StackedRNNCells", {}, ["cells"], [[keras.layers.SimpleRNNCell(4),
+                                                                           keras.layers.SimpleRNNCell(5)]])
+    rnn = host_code.composed_layer("RNN", {"return_sequences": True}, ["cell"], [stacked])
+    assert tuple(rnn(tf.ones((3, 6, 2))).shape) == (3, 6, 5)
+    assert len(host_code.layer_variables(rnn, "trainable_weights")) == 6
+    with pytest.raises(ValueError, match="which must be"):
+        host_code.layer_variables(rnn, "variables")
+
+
+def test_model_shapes_read_the_first_of_several() -> None:
+    a, b = keras.Input((3,)), keras.Input((2,))
+    model = tfnet_train.Model([a, b], keras.layers.Dense(4)(keras.layers.Concatenate()([a, b])))
+    assert host_code.model_shape(model, "output_shape") == (None, 4)
+    assert host_code.model_shape(model, "input_shape") == (None, 3)
+    with pytest.raises(ValueError, match="name must be"):
+        host_code.model_shape(model, "shape")

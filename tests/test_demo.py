@@ -128,4 +128,38 @@ def test_make_demo_entry_point_trains_compares_and_reports(dotnet_bin: Path, tmp
     report = json.loads((report_dir / "report.json").read_text())
     assert report["passed"] is True
     assert [c["name"] for c in report["cases"]] == [demo.CASE_NAME]
+    curves = Path(re.search(r"^curves: (\S+)$", out, re.M).group(1))
+    assert curves == report_dir / demo.CURVES_FILE and curves.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f'<a href="{demo.CURVES_FILE}">' in html.read_text()
+    assert report["links"][0]["href"] == demo.CURVES_FILE
     assert re.search(r"^demo passed in [\d.]+s$", out, re.M)
+
+
+def test_training_curves_draw_loss_and_accuracy_per_epoch(tmp_path: Path) -> None:
+    from matplotlib.image import imread
+
+    history = {"loss": [1.2, 0.6, 0.4], "accuracy": [0.5, 0.8, 0.9], "val_loss": [1.0, 0.7, 0.6],
+               "val_accuracy": [0.6, 0.7, 0.8]}
+    path = Path(demo.write_training_curves(history, tmp_path / "r"))
+    assert path == (tmp_path / "r" / demo.CURVES_FILE).resolve()
+    image = imread(path)
+    assert image.shape[:2] == (306, 810)  # 9 x 3.4 inches at 90 dpi: the two panels
+    assert [p.name for p in path.parent.iterdir()] == [demo.CURVES_FILE]  # no partial file left
+    loss_only = Path(demo.write_training_curves({"loss": [1.0, 0.5]}, tmp_path / "l"))
+    assert imread(loss_only).shape[:2] == (306, 810)
+
+
+@pytest.mark.parametrize("history", [{}, {"accuracy": [0.5]}, {"loss": [1.0, 0.5], "val_loss": [1.0]}])
+def test_training_curves_refuse_histories_without_one_loss_per_epoch(tmp_path: Path, history: dict) -> None:
+    with pytest.raises(ValueError, match="history must"):
+        demo.write_training_curves(history, tmp_path)
+    assert not (tmp_path / demo.CURVES_FILE).exists()
+
+
+def test_conformance_report_links_the_curves_beside_it(tmp_path: Path) -> None:
+    from tfnet_train.conformance.report import document_html
+
+    page = document_html({"schema": "x", "suite": "s", "implementations": ["a"], "baseline": "a", "passed": True,
+                          "tolerance_rule": "r", "summary": {"cases": 0, "pass": 0, "fail": 0, "error": 0, "n/a": 0},
+                          "cases": [], "links": [{"href": "c.png", "text": "curves <1>", "image": True}]})
+    assert '<a href="c.png">curves &lt;1&gt;</a>' in page and '<img src="c.png"' in page

@@ -27,6 +27,7 @@ from test_semantics_reference import (
     weights,
 )
 
+import tfnet_train
 from tfnet_train import optimizers
 from tfnet_train.tolerances import assert_close
 
@@ -140,3 +141,32 @@ def test_loss_metric_is_a_batch_size_weighted_mean() -> None:
     assert_close(history["loss"], [(4 * batch_losses[0] + 2 * batch_losses[1]) / 6])
     assert not np.isclose(history["loss"][0], np.mean(batch_losses))
     keras_side(t, "mse", x, y, epochs=1)
+
+
+@pytest.mark.parametrize("from_logits", [False, True], ids=["probabilities", "logits"])
+def test_categorical_crossentropy_broadcasts_class_ids(from_logits: bool) -> None:
+    """CategoricalCrossentropy on class ids of shape (B, 1) (TensorFlow.NET's Rnn.Test fits a softmax that way): TF.NET
+    broadcasts the ids over the classes, -id * sum(log p); Keras 3 refuses the shapes."""
+    rng = np.random.default_rng(21)
+    x = rng.random((8, 4), dtype=np.float32)
+    y = rng.integers(0, 3, (8, 1)).astype(np.float32)
+    activation = None if from_logits else "softmax"
+    make = lambda: tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation=activation)])  # noqa: E731
+    tfnet, keras_profile = make(), make()
+    keras_profile.set_weights(tfnet.get_weights())
+    w = [v.copy() for v in tfnet.get_weights()]
+    loss = keras.losses.CategoricalCrossentropy(from_logits=from_logits)
+    tfnet.compile(optimizers.SGD(LR), loss, semantics="tfnet")
+    history = tfnet.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False).history
+    logits = x @ w[0] + w[1]
+    if from_logits:
+        log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    else:
+        p = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+        log_p = np.log(np.clip(p / p.sum(-1, keepdims=True), 1e-7, 1 - 1e-7))
+    expected = np.mean(-(y * log_p).sum(-1))
+    assert_close(np.float32(history["loss"][0]), np.float32(expected))
+    keras_profile.compile(optimizers.SGD(LR), keras.losses.CategoricalCrossentropy(from_logits=from_logits),
+                          semantics="keras")
+    with pytest.raises(ValueError, match="shape"):
+        keras_profile.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)

@@ -1,7 +1,7 @@
 """tfnet-train: TensorFlow.NET's Keras training engine on TensorFlow 2.21 and Keras 3, with a C# bridge.
 
-The engine (and with it TensorFlow) loads on first use of ``Model``, ``Sequential``, ``Functional``, ``StepTrace``
-or ``STAGES``, so TensorFlow-free parts (the NumPy reference, the CLI's listing) start quickly.
+The engine (and with it TensorFlow) loads on first use of ``Model``, ``Sequential``, ``Functional``, ``Trainer``,
+``StepTrace`` or ``STAGES``, so TensorFlow-free parts (the NumPy reference, the CLI's listing) start quickly.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "__version__", "load_model"]
+__all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "Trainer", "__version__", "load_model"]
 
-_ENGINE_NAMES = {"Functional", "Model", "STAGES", "Sequential", "StepTrace", "load_model"}
+_ENGINE_NAMES = {"Functional", "Model", "STAGES", "Sequential", "StepTrace", "Trainer", "load_model"}
 _SUBMODULES = {"bridge", "callbacks", "conformance", "engine", "files", "optimizers", "semantics", "tolerances"}
 
 

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ DOTNET_BIN_ENV = "TFNET_TRAIN_DOTNET_BIN"
 DEFAULT_EPOCHS = 20
 DEFAULT_REPORT_DIR = Path("reports") / "demo"
 CASE_NAME = "digits_first_steps"
+CURVES_FILE = "training_curves.png"
 
 
 def digits_split(test_fraction: float = 0.25, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -61,6 +63,47 @@ def record_first_steps(model: Any, x: Any, y: Any, steps: int, batch_size: int, 
     return str(case.path)
 
 
+def write_training_curves(history: Mapping[str, Sequence[float]], report_dir: str | Path) -> str:
+    """Draw the curves of a fit's History (``history``: name -> one value per epoch, with ``loss`` and, when
+    present, ``accuracy``, ``val_loss``, ``val_accuracy``) as ``report_dir``/training_curves.png; returns its path.
+
+    Loss on the left, accuracy on the right, training and validation lines per epoch. The file is written whole or
+    not at all.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    from tfnet_train.files import atomic_path
+
+    if not isinstance(history, Mapping) or not history.get("loss"):
+        raise ValueError(f"history must map 'loss' to one value per epoch; got keys {sorted(history or {})}")
+    lengths = {name: len(values) for name, values in history.items()}
+    if len(set(lengths.values())) != 1:
+        raise ValueError(f"history must hold one value per epoch for every name; got lengths {lengths}")
+    fig = Figure(figsize=(9, 3.4))
+    panels = [name for name in ("loss", "accuracy") if name in history]
+    for i, name in enumerate(panels):
+        ax = fig.add_subplot(1, len(panels), i + 1)
+        for key, label in ((name, "train"), (f"val_{name}", "validation")):
+            if key in history:
+                values = [float(v) for v in history[key]]
+                ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, label=label)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(name)
+        ax.set_title(f"{name} per epoch", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    FigureCanvasAgg(fig)
+    path = Path(report_dir) / CURVES_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as partial:
+        fig.savefig(partial, dpi=90, format="png")
+    return str(path.resolve())
+
+
 def stage_table(comparison: Any) -> str:
     """One row per stage: values compared, worst absolute and relative error, verdict."""
     rows = [("stage", "values", "max abs error", "max rel error", "verdict"),
@@ -76,12 +119,14 @@ def stage_table(comparison: Any) -> str:
 def conformance_report(case_json: str | Path, csharp_traces: str | Path, csharp_seconds: float,
                        report_dir: str | Path) -> dict[str, Any]:
     """Run the case with the Python engine, compare it with the C# reference's traces (an npz written by
-    ReferenceRunner.RunToNpz) and write report.json, index.html and plots into ``report_dir``.
+    ReferenceRunner.RunToNpz) and write report.json, index.html and plots into ``report_dir``; the page links
+    the training curves when ``report_dir`` holds them (``write_training_curves``).
 
     Returns {"passed": bool, "table": str (stage table and verdict), "html": path, "json": path}.
     """
     from tfnet_train.conformance import load
-    from tfnet_train.conformance.report import write_report
+    from tfnet_train.conformance.render import write_document
+    from tfnet_train.conformance.report import to_json
     from tfnet_train.conformance.runner import (
         CaseResult,
         ImplementationRun,
@@ -98,7 +143,11 @@ def conformance_report(case_json: str | Path, csharp_traces: str | Path, csharp_
     pair = compare_runs(case, engine, csharp)
     result = CaseResult(case.name, case, runs={"engine": engine, "csharp": csharp}, pairs=[pair])
     suite = SuiteResult(str(Path(case_json).parent), ["engine", "csharp"], "csharp", [result])
-    paths = write_report(suite, report_dir)
+    doc = to_json(suite)
+    if (Path(report_dir) / CURVES_FILE).is_file():
+        doc["links"] = [{"href": CURVES_FILE, "text": "training curves of the C# fit (loss and accuracy per epoch)",
+                         "image": True}]
+    paths = write_document(doc, report_dir)
     lines = [f"conformance: Python engine vs C# reference on {case.steps} steps of {case.batch_size} digits "
              f"(rtol {case.tolerance.rtol:g}, atol {case.tolerance.atol:g})"]
     if pair.comparison is not None:

@@ -3,24 +3,56 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+# fsync on a directory that the platform or file system cannot sync: nothing to make durable, not an I/O failure.
+_SYNC_NOT_SUPPORTED = frozenset({errno.EINVAL, errno.EBADF, errno.EROFS, errno.ENOTSUP, errno.EOPNOTSUPP})
+
 
 def fsync_directory(folder: Path) -> None:
-    """Make a rename inside ``folder`` durable (where the platform allows syncing a directory)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
+    """Make a rename inside ``folder`` durable.
+
+    Windows cannot open a directory to sync it and file systems that do not sync directories answer EINVAL (or
+    similar); those are skipped. Any other failure (EIO, ENOSPC, a folder that cannot be opened) is raised: the
+    rename may not survive a crash.
+    """
+    if os.name == "nt":
         return
+    fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
-    except OSError:
-        pass
+    except OSError as error:
+        if error.errno not in _SYNC_NOT_SUPPORTED:
+            raise
     finally:
         os.close(fd)
+
+
+def _create_beside(target: Path, folder: Path, suffix: str) -> Path:
+    """A new empty file in ``folder`` with the mode a plain ``open(target, "w")`` would give it: the target's own
+    mode when it exists, else 0o666 less the process's umask (``tempfile.mkstemp`` would give 0o600)."""
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    for _ in range(100):
+        name = folder / f".{target.name}.{secrets.token_hex(6)}.tmp{suffix}"
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except FileExistsError:
+            continue
+        try:
+            if mode is not None:
+                os.chmod(fd if os.chmod in os.supports_fd else name, mode)
+        finally:
+            os.close(fd)
+        return name
+    raise FileExistsError(errno.EEXIST, f"no free temporary name beside {str(target)!r}")
 
 
 @contextlib.contextmanager
@@ -29,16 +61,15 @@ def atomic_path(path: str | os.PathLike[str], suffix: str | None = None) -> Iter
 
     ``suffix`` (default: ``path``'s own, e.g. ``.weights.h5``) is kept so writers that check the extension accept
     it. On failure the temporary file is removed and ``path`` is untouched: a crash at any moment leaves the old
-    file or the new one, whole.
+    file or the new one, whole. The new file has the mode a plain ``open`` would give (the umask's, or the old
+    file's).
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     if suffix is None:
         suffix = "".join(target.suffixes[-2:]) if target.name.endswith(".weights.h5") else target.suffix
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{suffix}", dir=folder)
-    os.close(fd)
-    temporary = Path(name)
+    temporary = _create_beside(target, folder, suffix)
     try:
         yield temporary
         with open(temporary, "rb+") as handle:

@@ -13,6 +13,7 @@ allows it, and warns, naming the ports, when it does not.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -25,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-__all__ = ["free_loopback_ports", "tf_config", "netns_command", "launch", "main"]
+__all__ = ["free_loopback_ports", "PortReservation", "tf_config", "netns_command", "launch", "main"]
 
 #: Exit status when the launcher's own timeout ends the run (as coreutils' ``timeout``).
 TIMEOUT_STATUS = 124
@@ -40,20 +41,84 @@ _GRPC_NOTE = ("TensorFlow's gRPC server listens on every network interface, what
               "names")
 
 
-def free_loopback_ports(count: int) -> list[int]:
-    """``count`` distinct TCP ports free on 127.0.0.1 now (bound together, then released)."""
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise ValueError(f"count must be a positive int, got {count!r}")
+def _bind_everywhere(port: int) -> list[socket.socket]:
+    """Sockets bound to ``port`` on every interface, as TensorFlow's gRPC server binds it (``0.0.0.0``, and
+    ``[::]`` where this system has IPv6): a port free on loopback alone may be taken on another interface."""
     sockets = []
     try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
+        ipv4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sockets.append(ipv4)
+        ipv4.bind(("0.0.0.0", port))
+        if socket.has_ipv6:
+            try:
+                ipv6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            except OSError:  # no IPv6 in this kernel or namespace
+                return sockets
+            sockets.append(ipv6)
+            ipv6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                ipv6.bind(("::", ipv4.getsockname()[1]))
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    raise
+                ipv6.close()  # IPv6 present but without an address to bind: nothing to collide with
+                sockets.pop()
+        return sockets
+    except BaseException:
         for sock in sockets:
             sock.close()
+        raise
+
+
+class PortReservation:
+    """``count`` distinct TCP ports held bound on every interface (as TensorFlow will bind them) until
+    ``release()`` or the end of the ``with`` block. The launcher releases them just before starting the workers
+    that bind them, so the window in which another program could take one is the workers' start-up alone (bound,
+    never listening, the ports accept no connection meanwhile)."""
+
+    def __init__(self, count: int) -> None:
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise ValueError(f"count must be a positive int, got {count!r}")
+        self._held: list[socket.socket] = []
+        self.ports: list[int] = []
+        try:
+            attempts = 0
+            while len(self.ports) < count:
+                attempts += 1
+                try:
+                    sockets = _bind_everywhere(0)
+                except OSError as error:
+                    if error.errno != errno.EADDRINUSE or attempts > 100 * count:
+                        raise
+                    continue
+                self._held += sockets
+                self.ports.append(sockets[0].getsockname()[1])
+        except BaseException:
+            self.release()
+            raise
+
+    @property
+    def sockets(self) -> list[socket.socket]:
+        """The bound sockets (empty once released)."""
+        return list(self._held)
+
+    def release(self) -> None:
+        for sock in self._held:
+            sock.close()
+        self._held = []
+
+    def __enter__(self) -> PortReservation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def free_loopback_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports free now on every interface (bound together, then released; see
+    ``PortReservation`` to hold them until the workers start)."""
+    with PortReservation(count) as reservation:
+        return list(reservation.ports)
 
 
 def tf_config(ports: Sequence[int], index: int, host: str = "127.0.0.1") -> str:
@@ -121,7 +186,13 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
         if netns:
             raise ValueError("netns=True but no private network namespace is available here (needs `unshare` and "
                              "`ip`, and root or unprivileged user namespaces)")
-    ports = free_loopback_ports(workers)
+    with PortReservation(workers) as reservation:
+        return _announce_and_run(command, reservation, inside, timeout, base_env, out, err)
+
+
+def _announce_and_run(command: list[str], reservation: PortReservation, inside: bool, timeout: float | None,
+                      base_env: dict[str, str], out: TextIO, err: TextIO) -> int:
+    ports = reservation.ports
     if inside:
         _say(err, f"{_GRPC_NOTE}; the workers run in a private network namespace whose only interface is loopback, "
                   "so their ports are not reachable from the network.")
@@ -129,7 +200,7 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
         _say(err, f"warning: {_GRPC_NOTE}: while the workers run, ports {', '.join(map(str, ports))} are open on "
                   "every interface of this machine. Firewall them, or run where `unshare -n` works (root, or "
                   "unprivileged user namespaces) so the launcher confines the workers to loopback.")
-    return _run_workers(command, ports, timeout, base_env, out, err)
+    return _run_workers(command, ports, timeout, base_env, out, err, release=reservation.release)
 
 
 def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, timeout: float | None,
@@ -141,12 +212,12 @@ def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, 
     env[_INSIDE_ENV] = "1"
     env[_PATH_ENV] = json.dumps(env.get("PYTHONPATH"))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    inner = [sys.executable, "-m", "tfnet_train.launch", "--workers", str(workers), "--no-netns"]
+    inner = [sys.executable, "-m", "tfnet_train.launch", "--workers", str(workers), "--no-netns", "--end-on-stdin-eof"]
     if timeout is not None:
         inner += ["--timeout", repr(float(timeout))]
-    process = subprocess.Popen([*prefix, *inner, "--", *command], env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                               preexec_fn=_end_with_parent)
+    process = subprocess.Popen([*_with_parent(prefix[0]), *prefix[1:], *inner, "--", *command], env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)  # its input ends when this launcher does, however it ends
     relays = [threading.Thread(target=_relay, args=(process.stdout, out, ""), daemon=True),
               threading.Thread(target=_relay, args=(process.stderr, err, ""), daemon=True)]
     for relay in relays:
@@ -158,20 +229,22 @@ def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, 
         raise
     for relay in relays:
         relay.join()
+    process.stdin.close()
     return _status(status)
 
 
 def _run_workers(command: list[str], ports: list[int], timeout: float | None, env: dict[str, str], out: TextIO,
-                 err: TextIO) -> int:
+                 err: TextIO, release: Callable[[], None] = lambda: None) -> int:
     lock = threading.Lock()
     processes: list[subprocess.Popen] = []
     relays: list[threading.Thread] = []
     try:
+        release()  # the reserved ports, just before the workers that bind them start
         for index in range(len(ports)):
             worker_env = dict(env, TF_CONFIG=tf_config(ports, index))
-            process = subprocess.Popen(command, env=worker_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, start_new_session=True,
-                                       preexec_fn=_end_with_parent)
+            process = subprocess.Popen([*_with_parent(command[0]), *command[1:]], env=worker_env,
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
             processes.append(process)
             relay = threading.Thread(target=_relay, args=(process.stdout, out, f"[worker {index}] ", lock),
                                      daemon=True)
@@ -234,28 +307,50 @@ def _end(process: subprocess.Popen, sig: int) -> None:
         pass
 
 
-def _end_with_parent() -> None:
-    """In the child before exec (Linux): SIGTERM it when the launcher dies, even by SIGKILL, so no worker outlives
-    the launcher."""
-    if sys.platform.startswith("linux"):
-        import ctypes
+# Run in the child by ``_with_parent``: SIGTERM it when the process that started it dies (PR_SET_PDEATHSIG, kept
+# across exec), then exec the command; exits at once when that process already died. A separate interpreter, not
+# subprocess's preexec_fn, which is unsafe once this process runs threads (the relays, a caller's own).
+_PDEATHSIG_SHIM = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)\n"
+    "if os.getppid() != int(sys.argv[1]): sys.exit(128 + signal.SIGTERM)\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+def _with_parent(program: str) -> list[str]:
+    """The prefix that starts ``program`` so that it ends with this process (Linux: PR_SET_PDEATHSIG), even when
+    this process is killed by SIGKILL; elsewhere ``program`` itself (the launcher ends its workers when it can)."""
+    if not sys.platform.startswith("linux"):
+        return [program]
+    return [sys.executable, "-S", "-c", _PDEATHSIG_SHIM, str(os.getpid()), program]
 
 
 def _relay(stream, target: TextIO, prefix: str, lock: threading.Lock | None = None) -> None:
+    """Copies lines of ``stream`` to ``target`` with ``prefix``; once ``target`` fails (the host that reads it
+    died: BrokenPipeError), keeps reading ``stream`` to its end and drops the lines, so the writer never blocks
+    on a full pipe."""
     lock = lock or threading.Lock()
+    writing = True
     for raw in iter(stream.readline, b""):
+        if not writing:
+            continue
         line = raw.decode("utf-8", errors="replace")
-        with lock:
-            target.write(prefix + line if line.endswith("\n") else prefix + line + "\n")
-            target.flush()
+        try:
+            with lock:
+                target.write(prefix + line if line.endswith("\n") else prefix + line + "\n")
+                target.flush()
+        except (OSError, ValueError):  # BrokenPipeError, or a closed target
+            writing = False
     stream.close()
 
 
 def _say(err: TextIO, message: str) -> None:
-    err.write(f"[launcher] {message}\n")
-    err.flush()
+    try:
+        err.write(f"[launcher] {message}\n")
+        err.flush()
+    except (OSError, ValueError):  # nobody reads the launcher's messages any more
+        pass
 
 
 def _status(code: int) -> int:
@@ -269,6 +364,9 @@ def add_arguments(parser) -> None:
                         help="run on the host's network even where a private network namespace is available "
                              "(the worker ports are then open on every interface)")
     parser.add_argument("--timeout", type=float, default=None, help="end every worker after this many seconds")
+    parser.add_argument("--end-on-stdin-eof", action="store_true",
+                        help="end every worker when standard input reaches its end (the program that started the "
+                             "launcher with a pipe as its input exited or died)")
     parser.add_argument("command", nargs="+", help="the worker command, after `--`")
 
 
@@ -289,6 +387,8 @@ def run_cli(args) -> int:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
+    if getattr(args, "end_on_stdin_eof", False):
+        threading.Thread(target=_end_on_eof, args=(sys.stdin.fileno(),), daemon=True).start()
     try:
         return launch(args.command, args.workers, netns=False if args.no_netns else None, timeout=args.timeout)
     except ValueError as error:
@@ -299,6 +399,18 @@ def run_cli(args) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _end_on_eof(fd: int) -> None:
+    """Reads file descriptor ``fd`` to its end, then SIGTERMs this process (whose handler ends every worker): the
+    host that started the launcher holds the other end of the pipe, and the kernel closes it when the host dies.
+    Raw reads, not ``sys.stdin``: a daemon thread inside a buffered read aborts the interpreter's exit."""
+    try:
+        while os.read(fd, 65536):
+            pass
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 if __name__ == "__main__":

@@ -27,9 +27,9 @@ def _absent(package: str) -> bool:
     return importlib.util.find_spec(package) is None
 
 
-# Tests that fail against Keras itself here (TensorFlow backend, CPU only, no network), or that only check a
-# Keras-private attribute: node id below tests/keras_suite/ (fnmatch pattern) -> one-line reason. A test that
-# needs an optional package is listed only while that package is missing.
+# Tests that cannot run on this machine: node id below tests/keras_suite/ (fnmatch pattern) -> one-line reason.
+# A test that needs an optional package is listed only while that package is missing; the `test` extra installs
+# tensorboard, grain, jax and orbax-checkpoint, so only torch's tests stay out after `make install`.
 _TB = "test_callbacks_tensorboard.py::TestTensorBoardV2::"
 _TRAINER = "test_trainer.py::TestTrainer::"
 DESELECTED: dict[str, str] = {
@@ -70,7 +70,8 @@ DESELECTED: dict[str, str] = {
         else {}
     ),
     **(
-        {f"{_TRAINER}test_fit_with_data_adapter_torch_*": "feeds a torch DataLoader, which needs the torch package"}
+        {f"{_TRAINER}test_fit_with_data_adapter_torch_*": "feeds a torch DataLoader, which needs the torch package "
+                                                           "(not installed here: a CUDA-sized download for 3 tests)"}
         if _absent("torch")
         else {}
     ),

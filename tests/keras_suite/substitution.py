@@ -47,11 +47,13 @@ def substitutions() -> list[tuple[Any, Any]]:
     if mode() == "keras":
         return []
     import keras
+    from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 
     import tfnet_train
     from tfnet_train import optimizers
 
     pairs = [
+        (TensorFlowTrainer, tfnet_train.Trainer),  # trainer_test.py mixes it into layers (ExampleModel, ...)
         (keras.Model, tfnet_train.Model),
         (keras.Sequential, tfnet_train.Sequential),
         (keras.src.models.Functional, tfnet_train.Functional),

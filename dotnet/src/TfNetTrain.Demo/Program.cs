@@ -44,9 +44,13 @@ namespace TfNetTrain.Demo
                                   $"cross-entropy; {options.Epochs} epochs of batch {options.BatchSize}");
                 int stepsPerEpoch = (trainRows + options.BatchSize - 1) / options.BatchSize;
                 var trainClock = Stopwatch.StartNew();
-                model.Fit(data.XTrain, data.YTrain, batchSize: options.BatchSize, epochs: options.Epochs, verbose: 0,
-                          shuffle: false, callbacks: new ICallback[] { new ProgressBar(options.Epochs, stepsPerEpoch) });
-                Console.WriteLine($"trained {model.TrainCounter} steps in {trainClock.Elapsed.TotalSeconds:F1}s");
+                History history = model.Fit(data.XTrain, data.YTrain, batchSize: options.BatchSize,
+                                            epochs: options.Epochs, verbose: 0, shuffle: false,
+                                            validationX: data.XTest, validationY: data.YTest,
+                                            callbacks: new ICallback[] { new ProgressBar(options.Epochs, stepsPerEpoch) });
+                Console.WriteLine($"trained {model.TrainCounter} steps in {trainClock.Elapsed.TotalSeconds:F1}s " +
+                                  "(validation: the test set, after each epoch)");
+                Console.WriteLine($"curves: {TrainingCurves.Write(python, history, options.ReportDirectory)}");
 
                 IDictionary<string, float> test = model.Evaluate(data.XTest, data.YTest);
                 bool reached = test["accuracy"] >= options.TargetAccuracy;

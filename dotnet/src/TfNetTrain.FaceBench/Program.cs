@@ -15,7 +15,7 @@ namespace TfNetTrain.FaceBench
     /// "stream" (fit over C#-made batches streamed by from_generator, and array Fit of the same rows). One
     /// "RESULT {json}" line per measurement; nothing is judged here.
     /// </summary>
-    public static class Program
+    public static partial class Program
     {
         private const int Features = 784, Hidden = 128, Classes = 10, Batch = 128, Samples = 64 * Batch;
 
@@ -32,8 +32,11 @@ namespace TfNetTrain.FaceBench
                     case "dataset": DatasetFit(repeats, size); break;
                     case "stream": Stream(repeats, size, true); break;
                     case "stream-only": Stream(repeats, size, false); break;
+                    case "linreg": LinearRegressionLoop(repeats, size); break;
+                    case "xor": XorLoop(repeats, size); break;
+                    case "np": NumPyOps(repeats, size); break;
                     default:
-                        Console.Error.WriteLine("usage: TfNetTrain.FaceBench.exe tape|dataset|stream [repeats] [steps|epochs]");
+                        Console.Error.WriteLine("usage: TfNetTrain.FaceBench.exe tape|dataset|stream|linreg|xor|np [repeats] [steps|epochs|megabytes]");
                         return 2;
                 }
             }

@@ -24,6 +24,10 @@ namespace TfNetTrain
         {
             if (array == null) throw new ArgumentNullException(nameof(array));
             EnsureNumpy();
+            using (PyObject python = array.PythonArrayOrNull())
+            {
+                if (python != null) return python.InvokeMethod("copy"); // a Python-backed array: copied in Python
+            }
             int[] shape = array.ShapeNoCopy;
             PyObject result;
             using (var pyShape = ShapeTuple(shape))
@@ -57,11 +61,13 @@ namespace TfNetTrain
         {
             if (array == null) throw new ArgumentNullException(nameof(array));
             EnsureNumpy();
+            PyObject python = array.PythonArrayOrNull();
+            if (python != null) return python; // a Python-backed array is its own view
             using (var exported = array.Data.ToPython())
             using (var flat = _numpyAsarray.Invoke(exported))
             using (var pyShape = ShapeTuple(array.ShapeNoCopy))
             {
-                return flat.InvokeMethod("reshape", pyShape);
+                return flat.InvokeMethod("reshape", new PyObject[] { pyShape }); // the shape as one argument (a rank-0 shape is an empty tuple)
             }
         }
 
@@ -155,6 +161,25 @@ namespace TfNetTrain
                 }
                 if (source.Size > 0) CopyToNative(source.Data, source.DType, buffer.Buffer, source.Size);
             }
+        }
+
+        /// <summary>True for a numpy ndarray (exactly; not a subclass).</summary>
+        public static bool IsNdarray(PyObject value)
+        {
+            EnsureNumpy();
+            return IsExactNdarray(value);
+        }
+
+        /// <summary><paramref name="array"/> C-contiguous: a new reference to it, or a contiguous copy made in numpy.</summary>
+        public static PyObject Contiguous(PyObject array)
+        {
+            EnsureNumpy();
+            using (var flags = array.GetAttr("flags"))
+            using (var c = flags.GetAttr("c_contiguous"))
+            {
+                if (c.IsTrue()) return array.NewReference();
+            }
+            using (var numpy = Py.Import("numpy")) return numpy.InvokeMethod("ascontiguousarray", array);
         }
 
         /// <summary>Releases cached numpy objects (with the GIL, before the interpreter shuts down).</summary>
@@ -304,6 +329,7 @@ namespace TfNetTrain
 
         internal static void CopyToNative(Array source, DType dtype, IntPtr destination, int count)
         {
+            ExchangeCounters.ToPython((long)count * dtype.ElementSize());
             switch (dtype)
             {
                 case DType.Float32: Marshal.Copy((float[])source, 0, destination, count); break;
@@ -315,6 +341,7 @@ namespace TfNetTrain
 
         private static void CopyFromNative(IntPtr source, Array destination, DType dtype, int count)
         {
+            ExchangeCounters.ToCSharp((long)count * dtype.ElementSize());
             switch (dtype)
             {
                 case DType.Float32: Marshal.Copy(source, (float[])destination, 0, count); break;

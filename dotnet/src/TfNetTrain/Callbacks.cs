@@ -54,6 +54,17 @@ namespace TfNetTrain
         {
         }
 
+        /// <summary>
+        /// TensorFlow.NET's constructor: its first argument (the model and epochs) is not needed — fit gives the callback
+        /// its model — and a <paramref name="baseline"/> of 0 means none, as in TensorFlow.NET.
+        /// </summary>
+        public EarlyStopping(TensorFlowNet.CallbackParams parameters, string monitor = "val_loss", float min_delta = 0f, int patience = 0,
+                             int verbose = 1, string mode = "auto", float baseline = 0f, bool restore_best_weights = false,
+                             int start_from_epoch = 0)
+            : this(monitor, min_delta, patience, verbose, mode, baseline == 0f ? (float?)null : baseline, restore_best_weights, start_from_epoch)
+        {
+        }
+
         /// <summary>The quantity watched ("val_loss", "loss", "val_accuracy", ...).</summary>
         public string Monitor => Argument("monitor", "val_loss");
 
@@ -130,8 +141,11 @@ namespace TfNetTrain
     /// tfnet_train's <c>BackupAndRestore</c> (Keras's, crash-safe): backs the training state up to
     /// <see cref="BackupDir"/> every epoch or every <c>saveFreq</c> steps; a Fit that was interrupted (an exception,
     /// or the process killed) and is run again with the same callback resumes where the last backup left it, and
-    /// ends exactly where an uninterrupted Fit ends. The backup is deleted when Fit completes, unless
-    /// <see cref="DeleteCheckpoint"/> is false.
+    /// ends exactly where an uninterrupted Fit ends.
+    /// <para>When Fit completes, Keras deletes <see cref="BackupDir"/> itself with everything in it (not just the
+    /// backup's files), unless <see cref="DeleteCheckpoint"/> is false: give the callback a folder of its own, never
+    /// one that holds other data. The backup's metadata is checked before it is used: it may only name a weights
+    /// file this callback writes inside the folder (a folder from someone else cannot point the load elsewhere).</para>
     /// </summary>
     public sealed class BackupAndRestore : KerasCallback
     {
@@ -166,6 +180,64 @@ namespace TfNetTrain
         public bool DeleteCheckpoint => Argument("delete_checkpoint", true);
     }
 
+    /// <summary>
+    /// Keras's <c>TensorBoard</c>: writes event files under <see cref="LogDir"/> ("train" and "validation" folders)
+    /// that the <c>tensorboard</c> command shows as curves: the loss and metrics of every epoch (and of every
+    /// <c>updateFreq</c> batches), the learning rate, weight histograms every <see cref="HistogramFreq"/> epochs,
+    /// the model and its training graph, and a profile of the batches <c>profileBatch</c> to
+    /// <c>profileBatchEnd</c>. Logging per epoch only keeps Fit's fast whole-epoch path.
+    /// </summary>
+    public sealed class TensorBoard : KerasCallback
+    {
+        /// <summary>Logs every epoch (<paramref name="updateFreq"/> "epoch") or every batch ("batch").</summary>
+        public TensorBoard(string logDir = "logs", string updateFreq = "epoch", int histogramFreq = 0,
+                           bool writeGraph = true, bool writeImages = false, bool writeStepsPerSecond = false,
+                           int profileBatch = 0, int profileBatchEnd = 0, int embeddingsFreq = 0)
+            : this(logDir, (object)CallbackArguments.UpdateFreq(updateFreq, nameof(updateFreq)), histogramFreq, writeGraph,
+                   writeImages, writeStepsPerSecond, profileBatch, profileBatchEnd, embeddingsFreq)
+        {
+        }
+
+        /// <summary>Logs batch-level values every <paramref name="updateFreq"/> batches (epoch values too when
+        /// the batch count is a multiple of it, as in Keras).</summary>
+        public TensorBoard(string logDir, int updateFreq, int histogramFreq = 0, bool writeGraph = true,
+                           bool writeImages = false, bool writeStepsPerSecond = false, int profileBatch = 0,
+                           int profileBatchEnd = 0, int embeddingsFreq = 0)
+            : this(logDir, (object)CallbackArguments.AtLeast(updateFreq, 1, nameof(updateFreq)), histogramFreq,
+                   writeGraph, writeImages, writeStepsPerSecond, profileBatch, profileBatchEnd, embeddingsFreq)
+        {
+        }
+
+        private TensorBoard(string logDir, object updateFreq, int histogramFreq, bool writeGraph, bool writeImages,
+                            bool writeStepsPerSecond, int profileBatch, int profileBatchEnd, int embeddingsFreq)
+            : base("TensorBoard", new Dictionary<string, object>
+            {
+                { "log_dir", CallbackArguments.NotNull(logDir, nameof(logDir)) },
+                { "histogram_freq", CallbackArguments.AtLeast(histogramFreq, 0, nameof(histogramFreq)) },
+                { "write_graph", writeGraph }, { "write_images", writeImages },
+                { "write_steps_per_second", writeStepsPerSecond }, { "update_freq", updateFreq },
+                { "profile_batch", CallbackArguments.ProfileBatch(profileBatch, profileBatchEnd) },
+                { "embeddings_freq", CallbackArguments.AtLeast(embeddingsFreq, 0, nameof(embeddingsFreq)) },
+            })
+        {
+        }
+
+        /// <summary>The folder of the event files.</summary>
+        public string LogDir => Argument<string>("log_dir", null);
+
+        /// <summary>"epoch", "batch", or a number of batches.</summary>
+        public object UpdateFreq => Argument<object>("update_freq", "epoch");
+
+        /// <summary>Epochs between weight histograms (0: none).</summary>
+        public int HistogramFreq => Argument("histogram_freq", 0);
+
+        /// <summary>Whether the model and its training graph are written.</summary>
+        public bool WriteGraph => Argument("write_graph", true);
+
+        /// <summary>The profiled batches: 0 (none), one batch, or (first, last) as an int[].</summary>
+        public object ProfileBatch => Argument<object>("profile_batch", 0);
+    }
+
     internal static class CallbackArguments
     {
         public static string NotNull(string value, string name)
@@ -178,6 +250,22 @@ namespace TfNetTrain
         {
             if (value < minimum) throw new TfNetTrainArgumentException(name, $"must be >= {minimum}; got {value}");
             return value;
+        }
+
+        public static string UpdateFreq(string updateFreq, string name)
+        {
+            if (updateFreq != "epoch" && updateFreq != "batch")
+                throw new TfNetTrainArgumentException(name, $"must be \"epoch\", \"batch\" or a number of batches; got {(updateFreq == null ? "null" : "\"" + updateFreq + "\"")}");
+            return updateFreq;
+        }
+
+        public static object ProfileBatch(int first, int last)
+        {
+            AtLeast(first, 0, "profileBatch");
+            if (last == 0) return first;
+            if (first < 1 || last < first)
+                throw new TfNetTrainArgumentException("profileBatchEnd", $"must be >= profileBatch ({first}) with profileBatch >= 1, or 0 for one batch; got {last}");
+            return new[] { first, last };
         }
 
         public static string Mode(string mode, string name)

@@ -39,7 +39,9 @@ namespace TfNetTrain
                 throw new TfNetTrainArgumentException("options.Timeout", $"expected a positive time span, got {options.Timeout.Value}");
 
             string python = options.PythonExecutable ?? PythonLocation.Find(options.Python).ProgramName ?? "python3";
-            var arguments = new List<string> { "-m", "tfnet_train.launch", "--workers", workers.ToString(CultureInfo.InvariantCulture) };
+            // --end-on-stdin-eof: the launcher's input is a pipe from this process, which the system closes when this
+            // process ends, however it ends (a crash, a kill): the launcher then ends every worker.
+            var arguments = new List<string> { "-m", "tfnet_train.launch", "--workers", workers.ToString(CultureInfo.InvariantCulture), "--end-on-stdin-eof" };
             if (!options.NetworkNamespace) arguments.Add("--no-netns");
             if (options.Timeout.HasValue)
             {
@@ -53,7 +55,7 @@ namespace TfNetTrain
             var start = new ProcessStartInfo(python, Quote(arguments))
             {
                 UseShellExecute = false,
-                RedirectStandardInput = false,
+                RedirectStandardInput = true,
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
                 StandardOutputEncoding = Encoding.UTF8,

@@ -9,11 +9,15 @@ namespace TfNetTrain
     /// A dense, C-ordered (row-major) array of float, double, int or long with a shape. The constructors taking a
     /// flat array use that array as storage without copying it; <see cref="From(Array)"/> copies a C#
     /// (multi-dimensional) array with one block copy. Arrays cross to and from Python with one buffer copy.
+    /// An NDArray made by the <c>np</c> surface (TensorFlowNet.NumPyApi) or returned by <c>tensor.numpy()</c> is
+    /// backed by a Python numpy array instead (NDArray.Python.cs): its data stays in Python, where np operations run,
+    /// until C# reads it (<see cref="GetData{T}"/>, <see cref="Data"/>, <see cref="ToArray{T}"/>).
     /// </summary>
-    public sealed class NDArray
+    public sealed partial class NDArray
     {
-        private readonly Array _data;
+        private Array _data;
         private readonly int[] _shape;
+        private readonly DType _dtype;
 
         /// <summary>
         /// Wraps <paramref name="data"/> (not copied) with <paramref name="shape"/>; no shape means [data.Length].
@@ -34,7 +38,7 @@ namespace TfNetTrain
         {
             if (data == null) throw new ArgumentNullException(paramName);
             _data = data;
-            DType = dtype;
+            _dtype = dtype;
             _shape = (int[])shape.Clone();
             long size = CheckedSize(_shape, nameof(shape));
             if (size != data.Length)
@@ -47,14 +51,22 @@ namespace TfNetTrain
         /// <summary>The dimensions; an empty array for a scalar (rank 0). A copy: changing it changes nothing.</summary>
         public int[] Shape => (int[])_shape.Clone();
 
-        /// <summary>The element type.</summary>
-        public DType DType { get; }
+        /// <summary>The element type (a TfNetTrainArgumentException for a Python-backed array of another dtype, e.g. uint8).</summary>
+        public DType DType
+        {
+            get
+            {
+                if (_npDtype != null && !_exchangeDtype)
+                    throw new TfNetTrainArgumentException(nameof(DType), $"this array holds {_npDtype}, which DType does not name (float32, float64, int32, int64); convert it with astype");
+                return _dtype;
+            }
+        }
 
         /// <summary>Number of dimensions.</summary>
         public int Rank => _shape.Length;
 
         /// <summary>Number of elements.</summary>
-        public int Size => _data.Length;
+        public int Size => _data != null ? _data.Length : (int)CheckedSize(_shape, "shape");
 
         /// <summary>Dimension <paramref name="axis"/> (negative counts from the end).</summary>
         public int Dim(int axis)
@@ -109,6 +121,7 @@ namespace TfNetTrain
         /// <summary>A copy of the elements in row-major order; <typeparamref name="T"/> must match <see cref="DType"/>.</summary>
         public T[] ToArray<T>()
         {
+            if (_data == null) return PythonToArray<T>();
             T[] source = Storage<T>();
             return (T[])source.Clone();
         }
@@ -119,27 +132,28 @@ namespace TfNetTrain
         /// </summary>
         public T[] GetData<T>() => Storage<T>();
 
-        /// <summary>The storage as an untyped array (no copy).</summary>
-        public Array Data => _data;
+        /// <summary>The storage as an untyped array (no copy; a Python-backed array is copied into C# once, here).</summary>
+        public Array Data => Materialize();
 
         /// <summary>A new C# array with this shape (float[,] for a float32 matrix, ...), made with one block copy.</summary>
         public Array ToMultidimensionalArray()
         {
             Type element = DType.ClrType();
             Array result = _shape.Length == 0 ? Array.CreateInstance(element, 1) : Array.CreateInstance(element, _shape);
-            Buffer.BlockCopy(_data, 0, result, 0, _data.Length * DType.ElementSize());
+            Buffer.BlockCopy(Data, 0, result, 0, Size * DType.ElementSize());
             return result;
         }
 
         /// <summary>Element at a flat (row-major) index, as a double.</summary>
         public double GetDouble(int flatIndex)
         {
+            Array data = Data;
             switch (DType)
             {
-                case DType.Float32: return ((float[])_data)[flatIndex];
-                case DType.Float64: return ((double[])_data)[flatIndex];
-                case DType.Int32: return ((int[])_data)[flatIndex];
-                default: return ((long[])_data)[flatIndex];
+                case DType.Float32: return ((float[])data)[flatIndex];
+                case DType.Float64: return ((double[])data)[flatIndex];
+                case DType.Int32: return ((int[])data)[flatIndex];
+                default: return ((long[])data)[flatIndex];
             }
         }
 
@@ -148,13 +162,13 @@ namespace TfNetTrain
         {
             if (source == null) throw new ArgumentNullException(nameof(source));
             CheckSameLayout(source, nameof(source));
-            Buffer.BlockCopy(source._data, 0, _data, 0, _data.Length * DType.ElementSize());
+            Buffer.BlockCopy(source.Data, 0, Data, 0, Size * DType.ElementSize());
         }
 
         /// <summary>True when <paramref name="other"/> has the same dtype and shape.</summary>
         public bool SameLayout(NDArray other)
         {
-            if (other == null || other.DType != DType || other._shape.Length != _shape.Length) return false;
+            if (other == null || other.DTypeName != DTypeName || other._shape.Length != _shape.Length) return false;
             for (int i = 0; i < _shape.Length; i++) if (other._shape[i] != _shape[i]) return false;
             return true;
         }
@@ -166,12 +180,12 @@ namespace TfNetTrain
         public bool BitwiseEquals(NDArray other)
         {
             if (!SameLayout(other)) return false;
-            int bytes = _data.Length * DType.ElementSize();
+            int bytes = Size * DType.ElementSize();
             if (bytes == 0) return true;
             var a = new byte[bytes];
             var b = new byte[bytes];
-            Buffer.BlockCopy(_data, 0, a, 0, bytes);
-            Buffer.BlockCopy(other._data, 0, b, 0, bytes);
+            Buffer.BlockCopy(Data, 0, a, 0, bytes);
+            Buffer.BlockCopy(other.Data, 0, b, 0, bytes);
             for (int i = 0; i < bytes; i++) if (a[i] != b[i]) return false;
             return true;
         }
@@ -218,20 +232,20 @@ namespace TfNetTrain
         /// <summary>"NDArray float32 (2, 3)".</summary>
         public override string ToString()
         {
-            return "NDArray " + DType.NumpyName() + " " + FormatShape(_shape);
+            return "NDArray " + DTypeName + " " + FormatShape(_shape);
         }
 
         /// <summary>A short listing of the first elements, for messages.</summary>
         public string Preview(int maxElements = 8)
         {
             var sb = new StringBuilder("[");
-            int n = Math.Min(maxElements, _data.Length);
+            int n = Math.Min(maxElements, Size);
             for (int i = 0; i < n; i++)
             {
                 if (i > 0) sb.Append(", ");
                 sb.Append(GetDouble(i).ToString("R", CultureInfo.InvariantCulture));
             }
-            if (n < _data.Length) sb.Append(", ...");
+            if (n < Size) sb.Append(", ...");
             return sb.Append(']').ToString();
         }
 
@@ -248,7 +262,7 @@ namespace TfNetTrain
             if (!SameLayout(other))
             {
                 throw new TfNetTrainArgumentException(paramName,
-                    $"expected {DType.NumpyName()} {FormatShape(_shape)}, got {other.DType.NumpyName()} {FormatShape(other._shape)}");
+                    $"expected {DTypeName} {FormatShape(_shape)}, got {other.DTypeName} {FormatShape(other._shape)}");
             }
         }
 
@@ -264,7 +278,7 @@ namespace TfNetTrain
 
         private T[] Storage<T>()
         {
-            var typed = _data as T[];
+            var typed = Materialize() as T[];
             if (typed == null)
             {
                 throw new TfNetTrainArgumentException("T",

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
+using System.Runtime.InteropServices;
 using System.Text.RegularExpressions;
 using Python.Runtime;
 
@@ -12,10 +13,15 @@ namespace TfNetTrain
     /// The Python a <see cref="PythonRuntime"/> uses: virtual environment and shared library, with the list of places
     /// looked at. <see cref="Find"/> applies, in order: explicit options, environment variables (TFNET_TRAIN_VENV;
     /// TFNET_TRAIN_PYTHON_DLL, then pythonnet's own choice, <c>Runtime.PythonDLL</c>, from PYTHONNET_PYDLL,
-    /// PYTHONNET_VENV or VIRTUAL_ENV), the .venv found by walking up from the assembly and the current directory
-    /// (then VIRTUAL_ENV), and for the library the venv's pyvenv.cfg `home`, then the venv interpreter's sysconfig
+    /// PYTHONNET_VENV or VIRTUAL_ENV), the .venv found by walking up from the assembly (and from the current directory
+    /// only when <see cref="PythonRuntimeOptions.SearchCurrentDirectory"/> or TFNET_TRAIN_VENV_SEARCH_CWD=1 asks;
+    /// then VIRTUAL_ENV), and for the library the venv's pyvenv.cfg `home`, then the venv interpreter's sysconfig
     /// LIBDIR/LDLIBRARY (Debian's multiarch libpython, which pythonnet does not look for). Starting with the venv's
     /// interpreter as program name makes the venv sys.prefix, so CPython's own site module adds its site-packages.
+    /// <para>A venv found by walking up runs its code in this process, so it must be this user's: one whose folder,
+    /// bin folder, pyvenv.cfg or interpreter is owned by another user (root excepted) or writable by group or others
+    /// is refused, with the reason in <see cref="Searched"/> (a .venv planted in a shared folder such as the
+    /// temporary directory). Venvs named explicitly (options, TFNET_TRAIN_VENV, VIRTUAL_ENV) are the caller's choice.</para>
     /// </summary>
     public sealed class PythonLocation
     {
@@ -85,8 +91,10 @@ namespace TfNetTrain
                 for (var dir = new DirectoryInfo(start); dir != null; dir = dir.Parent)
                 {
                     string venv = Path.Combine(dir.FullName, ".venv");
-                    if (Look(searched, $"venv (walk up from {start})", venv + "/pyvenv.cfg")) return venv;
-                    if (File.Exists(Path.Combine(dir.FullName, "pyvenv.cfg"))) return dir.FullName; // started inside a venv
+                    if (Look(searched, $"venv (walk up from {start})", venv + "/pyvenv.cfg") && Trusted(venv, searched))
+                        return venv;
+                    if (File.Exists(Path.Combine(dir.FullName, "pyvenv.cfg")) && Trusted(dir.FullName, searched))
+                        return dir.FullName; // started inside a venv
                 }
             }
             string active = options.UseEnvironment ? Environment.GetEnvironmentVariable("VIRTUAL_ENV") : null;
@@ -116,24 +124,81 @@ namespace TfNetTrain
 
         private static IEnumerable<string> StartDirectories(PythonRuntimeOptions options)
         {
+            var starts = new List<string>();
             if (options.SearchFrom != null)
             {
-                foreach (string s in options.SearchFrom) if (!string.IsNullOrEmpty(s)) yield return Path.GetFullPath(s);
-                yield break;
+                foreach (string s in options.SearchFrom) if (!string.IsNullOrEmpty(s)) starts.Add(Path.GetFullPath(s));
             }
-            string assemblyDir = null;
+            else
+            {
+                try
+                {
+                    string assemblyDir = Path.GetDirectoryName(typeof(PythonLocation).Assembly.Location);
+                    if (!string.IsNullOrEmpty(assemblyDir)) starts.Add(assemblyDir);
+                }
+                catch (NotSupportedException)
+                {
+                    // dynamic assemblies have no location
+                }
+            }
+            bool fromCurrent = options.SearchCurrentDirectory ||
+                (options.UseEnvironment && Environment.GetEnvironmentVariable("TFNET_TRAIN_VENV_SEARCH_CWD") == "1");
+            string current = Environment.CurrentDirectory;
+            if (fromCurrent && !starts.Contains(current)) starts.Add(current);
+            return starts;
+        }
+
+        /// <summary>Whether a venv found by walking up may run in this process: its folder, bin folder, pyvenv.cfg and
+        /// interpreter owned by this user (or root) and not writable by group or others. A refusal is noted in
+        /// <paramref name="searched"/> with the reason.</summary>
+        private static bool Trusted(string venv, List<string> searched)
+        {
+            string problem;
             try
             {
-                assemblyDir = Path.GetDirectoryName(typeof(PythonLocation).Assembly.Location);
+                problem = TrustProblem(venv);
             }
-            catch (NotSupportedException)
+            catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException)
             {
-                // dynamic assemblies have no location
+                searched.Add($"venv {venv}: owner and permissions not checked (no statx here: {e.GetType().Name})");
+                return true;
             }
-            if (!string.IsNullOrEmpty(assemblyDir)) yield return assemblyDir;
-            string current = Environment.CurrentDirectory;
-            if (current != assemblyDir) yield return current;
+            if (problem == null) return true;
+            searched.Add($"venv {venv} -> refused: {problem}");
+            return false;
         }
+
+        internal static string TrustProblem(string venv)
+        {
+            if (Environment.OSVersion.Platform != PlatformID.Unix) return null;
+            uint self = geteuid();
+            foreach (string path in new[] { venv, Path.Combine(venv, "bin"), Path.Combine(venv, "pyvenv.cfg"), VenvInterpreter(venv) })
+            {
+                uint owner, mode;
+                if (!Stat(path, out owner, out mode)) continue; // absent: nothing there to run
+                if (owner != self && owner != 0)
+                    return $"{path} is owned by uid {owner}, not by this user (uid {self}) or root";
+                if ((mode & 0x12) != 0) // S_IWGRP | S_IWOTH
+                    return $"{path} is writable by group or others (mode {Convert.ToString(mode & 0xfff, 8)})";
+            }
+            return null;
+        }
+
+        private static bool Stat(string path, out uint owner, out uint mode)
+        {
+            var buffer = new byte[256]; // struct statx: the same layout on every Linux architecture
+            const int AtFdCwd = -100, StatxBasicStats = 0x7ff;
+            int rc = statx(AtFdCwd, path, 0, StatxBasicStats, buffer);
+            owner = BitConverter.ToUInt32(buffer, 20);
+            mode = BitConverter.ToUInt16(buffer, 28);
+            return rc == 0;
+        }
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern int statx(int dirfd, string path, int flags, uint mask, byte[] buffer);
+
+        [DllImport("libc.so.6")]
+        private static extern uint geteuid();
 
         private static string FindDll(PythonRuntimeOptions options, string venv, Dictionary<string, string> cfg,
                                       string version, List<string> searched)

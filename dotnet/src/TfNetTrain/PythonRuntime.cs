@@ -24,6 +24,7 @@ namespace TfNetTrain
         private readonly PythonRuntimeOptions _options;
         private BridgeFacade _facade;
         private volatile bool _disposed;
+        private bool _disposing; // under StartLock: a Dispose is shutting the worker down
 
         private PythonRuntime(PythonLocation location, PythonRuntimeOptions options, bool attached)
         {
@@ -116,13 +117,30 @@ namespace TfNetTrain
         /// Shuts Python down: freezes the Python garbage collector (so the shutdown's collection passes find nothing
         /// to scan), releases cached objects and calls PythonEngine.Shutdown on the worker thread. Attached
         /// runtimes only release their cached objects. Models of this runtime cannot be used afterwards.
+        /// <para>A call running on the worker (a Fit on another thread) finishes first, and its callbacks may still
+        /// use the runtime meanwhile (<see cref="Current"/>, models): the start lock is not held while waiting. From
+        /// the worker thread itself (inside a callback) Dispose throws InvalidOperationException and stops nothing.
+        /// A second concurrent Dispose waits for the first.</para>
         /// </summary>
         public void Dispose()
         {
+            if (!IsAttached && _worker.IsCurrentThread)
+                throw new InvalidOperationException(
+                    "The Python runtime cannot be disposed from its own worker thread (e.g. inside a callback): " +
+                    "dispose it after Fit, Evaluate or Predict returns.");
             lock (StartLock)
             {
                 if (_disposed) return;
-                var clock = Stopwatch.StartNew();
+                if (_disposing)
+                {
+                    while (!_disposed) System.Threading.Monitor.Wait(StartLock);
+                    return;
+                }
+                _disposing = true;
+            }
+            var clock = Stopwatch.StartNew();
+            try
+            {
                 HostBatchStream.StopAll(); // producer threads hold Python thread states: end them first
                 if (IsAttached)
                 {
@@ -131,11 +149,18 @@ namespace TfNetTrain
                 }
                 else
                 {
-                    _worker.Stop();
-                    _disposed = true;
+                    _worker.Stop(); // the running call finishes; its callbacks may read Current meanwhile
                 }
-                ShutdownDuration = clock.Elapsed;
-                if (_current == this) _current = null;
+            }
+            finally
+            {
+                lock (StartLock)
+                {
+                    _disposed = true;
+                    ShutdownDuration = clock.Elapsed;
+                    if (_current == this) _current = null;
+                    System.Threading.Monitor.PulseAll(StartLock);
+                }
             }
         }
 

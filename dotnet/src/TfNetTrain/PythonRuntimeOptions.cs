@@ -5,7 +5,7 @@ namespace TfNetTrain
     /// <summary>
     /// Where to find Python. Every setting is optional: unset ones fall back to environment variables
     /// (TFNET_TRAIN_VENV, TFNET_TRAIN_PYTHON_DLL, PYTHONNET_PYDLL), then to the project's .venv found by walking up
-    /// from the TfNetTrain assembly and from the current directory.
+    /// from the TfNetTrain assembly (and from the current directory when <see cref="SearchCurrentDirectory"/> asks).
     /// </summary>
     public sealed class PythonRuntimeOptions
     {
@@ -17,9 +17,16 @@ namespace TfNetTrain
 
         /// <summary>
         /// Directories to walk up from when looking for .venv/pyvenv.cfg; default: the TfNetTrain assembly's
-        /// directory, then the current directory.
+        /// directory (then the current directory, when <see cref="SearchCurrentDirectory"/> is set).
         /// </summary>
         public IList<string> SearchFrom { get; set; }
+
+        /// <summary>
+        /// Also walk up from the current directory (after the assembly's, or <see cref="SearchFrom"/>'s); off
+        /// by default, since any folder a program is started in could hold a .venv someone else put there.
+        /// TFNET_TRAIN_VENV_SEARCH_CWD=1 does the same. Found venvs are checked for owner and permissions either way.
+        /// </summary>
+        public bool SearchCurrentDirectory { get; set; }
 
         /// <summary>When false, environment variables are ignored (only options and the walk up count).</summary>
         public bool UseEnvironment { get; set; } = true;

@@ -184,7 +184,7 @@ namespace TfNetTrain.Reference.Tests
             byte[] bytes = Convert.FromBase64String(Float32TwoByThree);
             Array.Resize(ref bytes, bytes.Length - 4);
             var e = Assert.Throws<NpyFormatException>(() => Npy.Read(new MemoryStream(bytes), "short"));
-            StringAssert.Contains("expected 24 bytes of the array data, got 20", e.Message);
+            StringAssert.Contains("expected at most 20 bytes of array data (the file's size), got a header of shape (2, 3) needing 24", e.Message);
         }
 
         [Test]

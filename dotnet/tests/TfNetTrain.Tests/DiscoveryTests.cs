@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Linq;
+using System.Runtime.InteropServices;
 using NUnit.Framework;
 
 namespace TfNetTrain.Tests
@@ -137,6 +138,69 @@ namespace TfNetTrain.Tests
             Assert.AreEqual(venv, location.VenvPath);
             Assert.AreEqual(Path.Combine(realHome, "lib", "libpython3.11.so"), location.PythonDll);
             Assert.AreEqual(Path.Combine(venv, "lib", "python3.11", "site-packages"), location.SitePackages);
+        }
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern int chmod(string path, uint mode);
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern int chown(string path, int owner, int group);
+
+        private string PlantedVenv(string project)
+        {
+            string realHome = Path.GetDirectoryName(Path.GetDirectoryName(PythonSetup.Runtime.Location.PythonDll));
+            string venv = Path.Combine(project, ".venv");
+            Directory.CreateDirectory(Path.Combine(venv, "bin"));
+            File.WriteAllText(Path.Combine(venv, "pyvenv.cfg"), $"home = {Path.Combine(realHome, "bin")}\nversion = 3.11.7\n");
+            return venv;
+        }
+
+        [Test]
+        public void AVenvWritableByOthersIsRefusedSayingWhy()
+        {
+            string project = Path.Combine(_temp, "shared");
+            string venv = PlantedVenv(project);
+            string deep = Path.Combine(project, "work");
+            Directory.CreateDirectory(deep);
+            Assert.AreEqual(0, chmod(Path.Combine(venv, "pyvenv.cfg"), Convert.ToUInt32("666", 8)));
+            var e = Assert.Throws<TfNetTrainStartupException>(() =>
+                PythonLocation.Find(new PythonRuntimeOptions { SearchFrom = new[] { deep }, UseEnvironment = false }));
+            string refusal = e.Searched.Single(s => s.Contains("refused"));
+            StringAssert.Contains(venv, refusal);
+            StringAssert.Contains("pyvenv.cfg is writable by group or others (mode 666)", refusal);
+            StringAssert.Contains("No virtual environment was found", e.Message);
+        }
+
+        [Test]
+        public void AVenvOwnedBySomeoneElseIsRefusedSayingWhy()
+        {
+            string project = Path.Combine(_temp, "shared");
+            string venv = PlantedVenv(project);
+            Assert.AreEqual(0, chown(venv, 4242, 4242), "chown needs root, as this suite runs");
+            var e = Assert.Throws<TfNetTrainStartupException>(() =>
+                PythonLocation.Find(new PythonRuntimeOptions { SearchFrom = new[] { project }, UseEnvironment = false }));
+            StringAssert.Contains("is owned by uid 4242, not by this user", e.Searched.Single(s => s.Contains("refused")));
+        }
+
+        [Test]
+        public void TheCurrentDirectoryIsSearchedOnlyWhenAsked()
+        {
+            string project = Path.Combine(_temp, "cwd");
+            PlantedVenv(project);
+            string saved = Environment.CurrentDirectory;
+            try
+            {
+                Environment.CurrentDirectory = project;
+                var plain = PythonLocation.Find(new PythonRuntimeOptions { UseEnvironment = false });
+                Assert.IsFalse(plain.Searched.Any(s => s.Contains(project)), string.Join("\n", plain.Searched));
+                Assert.AreEqual(PythonSetup.Runtime.Location.VenvPath, plain.VenvPath);
+                var fromCwdOnly = PythonLocation.Find(new PythonRuntimeOptions { UseEnvironment = false, SearchFrom = new string[0], SearchCurrentDirectory = true });
+                Assert.AreEqual(Path.Combine(project, ".venv"), fromCwdOnly.VenvPath);
+            }
+            finally
+            {
+                Environment.CurrentDirectory = saved;
+            }
         }
 
         [Test]

@@ -149,6 +149,39 @@ namespace TfNetTrain.Tests
             AssertStillUsable();
         }
 
+        private sealed class ThrowingCallback : CallbackBase
+        {
+            public override void OnEpochBegin(int epoch, IDictionary<string, float> logs)
+            {
+                if (epoch == 1) throw new InvalidOperationException("callback failed");
+            }
+        }
+
+        private void AssertSameWeights(IList<NDArray> before)
+        {
+            var after = _model.GetWeights();
+            for (int i = 0; i < before.Count; i++)
+                CollectionAssert.AreEqual(before[i].ToArray<float>(), after[i].ToArray<float>(), "weight " + i);
+        }
+
+        [Test]
+        public void AFailedFitLeavesWeightsAndTrainCounterAsBefore()
+        {
+            _model.TrainOnBatch(_x, _y);
+            _model.TrainOnBatch(_x, _y);
+            Assert.AreEqual(2, _model.TrainCounter);
+            var before = _model.GetWeights();
+            var labels = new NDArray(new long[] { 0, 1, 7, 0, 1, 2 });
+            Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, labels, batchSize: 2, verbose: 0));
+            Assert.AreEqual(2, _model.TrainCounter, "after labels out of range");
+            AssertSameWeights(before);
+            Assert.Catch<Exception>(() => _model.Fit(_x, _y, batchSize: 2, epochs: 3, verbose: 0,
+                                                     callbacks: new List<ICallback> { new ThrowingCallback() }));
+            Assert.AreEqual(2, _model.TrainCounter, "after a callback threw in OnEpochBegin of epoch 1");
+            AssertSameWeights(before);
+            AssertStillUsable();
+        }
+
         [Test]
         public void OtherPythonErrorsAreTfNetTrainExceptions()
         {

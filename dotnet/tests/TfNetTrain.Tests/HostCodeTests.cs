@@ -112,6 +112,34 @@ namespace TfNetTrain.Tests
         public override Tensor result() => tf.divide((Tensor)_total, tf.maximum((Tensor)_count, tf.constant(1f)));
     }
 
+    /// <summary>A conv net as TF.NET's MnistCnnKerasSubclass writes it (StackLayers, reshape, softmax when not training).</summary>
+    public class CsConvNet : FaceModel
+    {
+        private readonly ILayer _conv, _pool, _flatten, _dropout, _output;
+
+        public CsConvNet() : base(new ModelArgs { Name = "cs_conv" })
+        {
+            _conv = keras.layers.Conv2D(4, kernel_size: 3, activation: "relu");
+            _pool = keras.layers.MaxPooling2D(2, strides: 2);
+            _flatten = keras.layers.Flatten();
+            _dropout = keras.layers.Dropout(0.25f, seed: 3);
+            _output = keras.layers.Dense(3);
+            StackLayers(_conv, _pool, _flatten, _dropout, _output);
+        }
+
+        protected override Tensors Call(Tensors inputs, Tensors state = null, bool? training = null, IOptionalArgs optional_args = null)
+        {
+            inputs = tf.reshape(inputs, new Shape(-1, 8, 8, 1));
+            inputs = _conv.Apply(inputs);
+            inputs = _pool.Apply(inputs);
+            inputs = _flatten.Apply(inputs);
+            inputs = _dropout.Apply(inputs, training: training);
+            inputs = _output.Apply(inputs);
+            if (!training.Value) inputs = tf.nn.softmax(inputs);
+            return inputs;
+        }
+    }
+
     /// <summary>A model whose Call applies a layer it does not own (an error: Keras would not train that layer).</summary>
     public class CsUnowned : FaceModel
     {
@@ -446,6 +474,75 @@ namespace TfNetTrain.Tests
             finally
             {
                 System.IO.File.Delete(path);
+            }
+        }
+
+        [Test]
+        public void SubclassedConvNetFitsLikeItsPythonTwin([Values("keras", "tfnet")] string semantics)
+        {
+            var x = Data.Uniform(100, 24, 64);
+            var y = Data.Labels(101, 24, 3);
+            using (var model = new CsConvNet())
+            {
+                model.compile(keras.optimizers.Adam(0.01f), keras.losses.SparseCategoricalCrossentropy(from_logits: true), new[] { "accuracy" }, semantics: semantics);
+                model.Apply(tf.constant(x));
+                List<NDArray> w0 = model.get_weights();
+                History history = model.fit(x, y, batch_size: 8, epochs: 2, verbose: 0, shuffle: false);
+                var predicted = model.predict(x).numpy();
+                var result = PyScript.Run(
+                    PyTwins +
+                    "class Conv(tfnet_train.Model):\n" +
+                    "    def __init__(self):\n" +
+                    "        super().__init__(name='py_conv')\n" +
+                    "        self.conv = keras.layers.Conv2D(4, 3, activation='relu')\n" +
+                    "        self.pool = keras.layers.MaxPooling2D(2, strides=2)\n" +
+                    "        self.flatten = keras.layers.Flatten()\n" +
+                    "        self.dropout = keras.layers.Dropout(0.25, seed=3)\n" +
+                    "        self.out = keras.layers.Dense(3)\n" +
+                    "    def call(self, x, training=None):\n" +
+                    "        x = tf.reshape(x, (-1, 8, 8, 1))\n" +
+                    "        x = self.out(self.dropout(self.flatten(self.pool(self.conv(x))), training=training))\n" +
+                    "        return x if training else tf.nn.softmax(x)\n" +
+                    "m = Conv()\n" +
+                    "m.compile(optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['accuracy'], semantics=semantics)\n" +
+                    "m(x[:1])\n" +
+                    "m.set_weights(w0)\n" +
+                    "h = m.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)\n" +
+                    "put('loss', np.asarray(h.history['loss'], np.float32))\n" +
+                    "put('same', same(m.get_weights(), w))\n" +
+                    "put('predicted', m.predict(x, verbose=0))\n",
+                    "x", x, "y", y, "w0", w0, "w", model.get_weights(), "semantics", semantics);
+                CollectionAssert.AreEqual(result["loss"].ToArray<float>(), history.Values["loss"].Select(v => (float)v).ToArray(), "losses bit for bit");
+                AssertAllOnes(result, "same", "weights bit for bit");
+                Assert.IsTrue(result["predicted"].BitwiseEquals(predicted), "predict (softmax outside training) bit for bit");
+            }
+        }
+
+        [Test]
+        public void TrainStepTracedOfASubclassedModelMatchesItsPythonTwin()
+        {
+            var x = Data.Uniform(110, 8, 4);
+            var y = Data.Labels(111, 8, 3);
+            using (var model = new CsMlp())
+            {
+                model.compile(keras.optimizers.SGD(0.1f, momentum: 0.9f), keras.losses.SparseCategoricalCrossentropy(from_logits: true), new[] { "accuracy" });
+                model.Apply(tf.constant(x));
+                List<NDArray> w0 = model.get_weights();
+                StepTrace trace = model.EngineModel.TrainStepTraced(x, y);
+                var result = PyScript.Run(
+                    PyTwins +
+                    "m = PyMlp()\n" +
+                    "m.compile(optimizers.SGD(0.1, momentum=0.9), keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=['accuracy'])\n" +
+                    "m(x[:1])\n" +
+                    "m.set_weights(w0)\n" +
+                    "t = m.train_step_traced(x, y)\n" +
+                    "put('keys', np.asarray(len(t.flat())))\n" +
+                    "put('flat', [t.flat()[k] for k in sorted(t.flat())])\n",
+                    "x", x, "y", y, "w0", w0);
+                var keys = trace.Flat.Keys.OrderBy(k => k, StringComparer.Ordinal).ToList();
+                Assert.AreEqual(result["keys"].ToArray<long>()[0], keys.Count, "the same stages and variables");
+                for (int i = 0; i < keys.Count; i++)
+                    Assert.IsTrue(result[$"flat/{i}"].BitwiseEquals(trace.Flat[keys[i]]), $"stage {keys[i]} bit for bit");
             }
         }
 

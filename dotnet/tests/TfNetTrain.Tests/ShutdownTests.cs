@@ -16,8 +16,39 @@ namespace TfNetTrain.Tests
     {
         private const string HostSource = @"
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
+using System.Threading;
 using TfNetTrain;
+
+public sealed class DisposingCallback : CallbackBase
+{
+    public override void OnEpochEnd(int epoch, IDictionary<string, float> logs)
+    {
+        try
+        {
+            PythonRuntime.Current.Dispose();
+            Console.WriteLine(""refused=none"");
+        }
+        catch (InvalidOperationException)
+        {
+            Console.WriteLine(""refused=InvalidOperationException"");
+        }
+    }
+}
+
+public sealed class SlowCallback : CallbackBase
+{
+    public readonly ManualResetEventSlim InFit = new ManualResetEventSlim(false);
+
+    public override void OnEpochBegin(int epoch, IDictionary<string, float> logs)
+    {
+        if (epoch != 1) return;
+        InFit.Set();
+        Thread.Sleep(500); // Dispose runs on the main thread meanwhile
+        Console.WriteLine(""current="" + (PythonRuntime.Current != null));
+    }
+}
 
 public static class Host
 {
@@ -25,6 +56,29 @@ public static class Host
     {
         var python = PythonRuntime.Start();
         Step();
+        // In the Dispose modes a watchdog turns a deadlock into a ""deadlock"" line (started after start-up, which
+        // imports TensorFlow and may take long on a busy machine).
+        var watchdog = new Thread(() => { Thread.Sleep(90000); Console.WriteLine(""deadlock""); Console.Out.Flush(); Environment.FailFast(""deadlock""); }) { IsBackground = true };
+        if (args.Length > 0 && (args[0] == ""callback-dispose"" || args[0] == ""dispose-during-fit"")) watchdog.Start();
+        if (args.Length > 0 && args[0] == ""callback-dispose"")
+        {
+            Fit(new DisposingCallback(), 2);
+            Console.WriteLine(""after loss="" + Step());
+        }
+        if (args.Length > 0 && args[0] == ""dispose-during-fit"")
+        {
+            var slow = new SlowCallback();
+            var fit = new Thread(() =>
+            {
+                try { Fit(slow, 3); Console.WriteLine(""fit finished""); }
+                catch (ObjectDisposedException) { Console.WriteLine(""fit ended by the shutdown""); }
+            });
+            fit.Start();
+            slow.InFit.Wait();
+            python.Dispose();
+            fit.Join();
+            Console.WriteLine(""disposed during fit: current null="" + (PythonRuntime.Current == null));
+        }
         if (args.Length > 0 && args[0] == ""restart"")
         {
             python.Dispose();
@@ -32,6 +86,7 @@ public static class Host
             Console.WriteLine(""restarted loss="" + Step());
             Console.WriteLine(""path0="" + python.Run(() => Python.Runtime.PythonEngine.Eval(""__import__('sys').path[0]"").ToString()));
         }
+        if (args.Length > 0 && args[0] == ""trace-dispose"") DisposeWhileTracing(python);
         Console.WriteLine(""ready"");
         Console.Out.Flush();
         if (args.Length > 0 && args[0] == ""dispose"")
@@ -42,6 +97,42 @@ public static class Host
             Console.Out.Flush();
         }
         return 0;
+    }
+
+    private static void Fit(ICallback callback, int epochs)
+    {
+        var model = Keras.Sequential(Layers.Input(4), Layers.Dense(3));
+        model.Compile(""sgd"", ""mse"");
+        model.Fit(new NDArray(new float[8], 2, 4), new NDArray(new float[6], 2, 3), epochs: epochs, verbose: 0,
+                  callbacks: new List<ICallback> { callback });
+    }
+
+    // Dispose from another thread while a C# delegate is being traced: the trace finishes (its tf calls run inline),
+    // then Python shuts down; a watchdog turns a deadlock into exit code 3.
+    private static void DisposeWhileTracing(PythonRuntime python)
+    {
+        var tracing = new System.Threading.ManualResetEventSlim();
+        var input = TfNetTrain.TensorFlowNet.Binding.tf.constant(new NDArray(new float[] { 1, 2 }));
+        var twice = TfNetTrain.TensorFlowNet.Binding.tf.function((TfNetTrain.TensorFlowNet.Tensor x) =>
+        {
+            tracing.Set();
+            System.Threading.Thread.Sleep(500);
+            return x * 2f;
+        });
+        string outcome = ""none"";
+        var caller = new System.Threading.Thread(() =>
+        {
+            try { outcome = ""value="" + string.Join("","", twice(input).ToArray<float>()); }
+            catch (Exception e) { outcome = ""error="" + e.GetType().Name; }
+        });
+        caller.Start();
+        tracing.Wait();
+        var watchdog = new System.Threading.Timer(_ => { Console.WriteLine(""deadlock""); Console.Out.Flush(); Environment.Exit(3); }, null, 30000, -1);
+        python.Dispose();
+        caller.Join();
+        watchdog.Dispose();
+        Console.WriteLine(""traced call: "" + outcome);
+        Console.WriteLine(""disposed while tracing"");
     }
 
     private static float Step()
@@ -171,6 +262,34 @@ public static class Host
             Assert.AreEqual(0, result.Item3, "exit code");
             StringAssert.Contains("restarted loss=16", _lastOutput, "a step after the restart (all-ones kernel: loss 4²)");
             StringAssert.Contains("path0=/tmp/tfnet-extra-path", _lastOutput, "ExtraPythonPaths go first on sys.path");
+        }
+
+        [Test]
+        public void DisposeInsideACallbackIsRefusedAndStopsNothing()
+        {
+            var result = RunHost("callback-dispose");
+            Assert.AreEqual(0, result.Item3, "exit code; output:\n" + _lastOutput);
+            StringAssert.Contains("refused=InvalidOperationException\nrefused=InvalidOperationException\n", _lastOutput);
+            StringAssert.Contains("after loss=16", _lastOutput, "the runtime still trains after the refused Dispose");
+        }
+
+        [Test]
+        public void DisposeWhileAFitRunsLetsItsCallbacksReadCurrent()
+        {
+            var result = RunHost("dispose-during-fit");
+            Assert.AreEqual(0, result.Item3, "exit code; output:\n" + _lastOutput);
+            StringAssert.DoesNotContain("deadlock", _lastOutput);
+            StringAssert.Contains("current=True", _lastOutput, "a callback read PythonRuntime.Current while Dispose waited");
+            StringAssert.Contains("disposed during fit: current null=True", _lastOutput);
+        }
+
+        [Test]
+        public void DisposeWhileACSharpDelegateIsTracedNeitherDeadlocksNorCrashes()
+        {
+            var result = RunHost("trace-dispose");
+            Assert.AreEqual(0, result.Item3, "exit code (3: deadlock)\n" + _lastOutput);
+            StringAssert.Contains("disposed while tracing", _lastOutput);
+            StringAssert.Contains("traced call: value=2,4", _lastOutput, "the call that was tracing completes");
         }
 
         [Test]

@@ -7,7 +7,7 @@ TensorFlow.NET-shaped C# surface reaches eager tensors, tapes, loss/metric objec
 and `datasets` modules. Python errors propagate unchanged and are mapped to C# exception types by the host.
 """
 
-from tfnet_train.bridge import datasets, host_code, tensors
+from tfnet_train.bridge import datasets, host_code, numpy_face, tensors
 from tfnet_train.bridge.arrays import EXCHANGE_DTYPES, describe, echo, empty, exchange_array, exchange_list
 from tfnet_train.bridge.host_callback import HOST_HOOKS, HostCallback, host_callback
 from tfnet_train.bridge.models import (
@@ -37,6 +37,7 @@ from tfnet_train.bridge.specs import build_layer, build_layers, build_loss, buil
 
 __all__ = [
     "CALLBACK_CLASSES",
+    "numpy_face",
     "build_callback",
     "load_model",
     "save_model",

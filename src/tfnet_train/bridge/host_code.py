@@ -322,3 +322,39 @@ def variable_update(variable: Any, method: str, value: Any) -> None:
         raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable shape "
                          f"{tuple(variable.shape)}")
     getattr(variable, method)(value)
+
+
+def model_shape(model: keras.Model, name: str) -> tuple[Any, ...]:
+    """``model.output_shape`` or ``model.input_shape`` (the first one's for several)."""
+    if name not in ("output_shape", "input_shape"):
+        raise ValueError(f"name must be 'output_shape' or 'input_shape'; got {name!r}")
+    shape = getattr(model, name)
+    if isinstance(shape, list) and shape and isinstance(shape[0], tuple | list):
+        shape = shape[0]
+    return tuple(shape)
+
+
+def layer_variables(layer: keras.layers.Layer, which: str) -> list[Any]:
+    """``layer.weights``, ``trainable_weights`` or ``non_trainable_weights``."""
+    if which not in ("weights", "trainable_weights", "non_trainable_weights"):
+        raise ValueError(f"which must be weights, trainable_weights or non_trainable_weights; got {which!r}")
+    return list(getattr(layer, which))
+
+
+def composed_layer(class_name: str, kwargs: dict[str, Any] | None, names: Sequence[str], layers: Sequence[Any]
+                   ) -> keras.layers.Layer:
+    """``keras.layers.<class_name>(**kwargs, name=layer, ...)`` where each of ``names`` is given a layer object (an
+    RNN's cell, the cells of StackedRNNCells, the layer Bidirectional wraps)."""
+    from tfnet_train.bridge.specs import build_layer
+
+    objects = {name: list(value) if isinstance(value, list | tuple) else value for name, value in zip(names, layers)}
+    return build_layer(class_name, {**(kwargs or {}), **objects})
+
+
+def cell_call(cell: keras.layers.Layer, inputs: Sequence[Any], states: Sequence[Any], training: bool | None = None
+              ) -> list[Any]:
+    """One step of a recurrent cell: the output, then every new state (flattened, as TF.NET's Tensors hold them)."""
+    x = inputs[0] if len(inputs) == 1 else list(inputs)
+    kwargs = {} if training is None else {"training": bool(training)}
+    output, new_states = cell(x, list(states), **kwargs)
+    return [output, *keras.tree.flatten(new_states)]

@@ -1,6 +1,6 @@
 """Whole-model files, transfer learning and Keras callbacks for the C# host: `model.Save`, `Keras.Models.LoadModel`,
 `model.Export`, the layers of a model (`Trainable`, `GetLayer`, `Pop`, a model or layer reused in a new model), and
-the callback specs (EarlyStopping, ModelCheckpoint, BackupAndRestore) that C#'s Fit builds here."""
+the callback specs (EarlyStopping, ModelCheckpoint, BackupAndRestore, TensorBoard) that C#'s Fit builds here."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from tfnet_train.engine import Model
 
 #: The callbacks of tfnet_train.callbacks that C# describes as specs.
-CALLBACK_CLASSES: tuple[str, ...] = ("EarlyStopping", "ModelCheckpoint", "BackupAndRestore")
+CALLBACK_CLASSES: tuple[str, ...] = ("EarlyStopping", "ModelCheckpoint", "BackupAndRestore", "TensorBoard")
 
 
 def save_model(model: Any, path: str, overwrite: bool = True) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tfnet_train.bridge.arrays import exchange_array
@@ -28,6 +29,35 @@ OPS: dict[str, Any] = {
     "zeros": tf.zeros, "ones": tf.ones, "fill": tf.fill, "identity": tf.identity,
     "sigmoid": tf.sigmoid, "tanh": tf.tanh, "relu": tf.nn.relu, "softmax": tf.nn.softmax,
     "clip_by_value": tf.clip_by_value, "squeeze": tf.squeeze, "expand_dims": tf.expand_dims,
+    "slice": tf.slice, "tile": tf.tile, "gather": tf.gather, "gather_nd": tf.gather_nd,
+    "squared_difference": tf.math.squared_difference, "ones_like": tf.ones_like, "zeros_like": tf.zeros_like,
+    "reduce_prod": tf.reduce_prod, "reduce_std": tf.math.reduce_std, "reduce_variance": tf.math.reduce_variance,
+    "reduce_all": tf.reduce_all, "reduce_any": tf.reduce_any, "floordiv": tf.math.floordiv,
+    "floormod": tf.math.floormod, "greater_equal": tf.greater_equal, "less_equal": tf.less_equal,
+    "logical_and": tf.logical_and, "logical_or": tf.logical_or, "logical_not": tf.logical_not,
+    "where": tf.where, "range": tf.range, "size": tf.size, "shape": tf.shape, "rank": tf.rank,
+    "sin": tf.sin, "cos": tf.cos, "tan": tf.tan, "floor": tf.floor, "ceil": tf.math.ceil, "round": tf.round,
+    "sign": tf.sign, "reciprocal": tf.math.reciprocal, "rsqrt": tf.math.rsqrt, "log1p": tf.math.log1p,
+    "softplus": tf.math.softplus, "erf": tf.math.erf, "add_n": tf.add_n, "cumsum": tf.cumsum,
+    "top_k": lambda x, k=1: tf.math.top_k(x, k).values, "in_top_k": tf.math.in_top_k,
+    "count_nonzero": tf.math.count_nonzero, "l2_normalize": tf.math.l2_normalize,
+    "truediv": tf.math.truediv, "einsum": tf.einsum, "pad": tf.pad,
+    "split": tf.split, "unstack": tf.unstack, "broadcast_to": tf.broadcast_to, "boolean_mask": tf.boolean_mask,
+    "random_normal": tf.random.normal, "random_uniform": tf.random.uniform,
+    "truncated_normal": tf.random.truncated_normal, "random_shuffle": tf.random.shuffle,
+    "nn_sparse_softmax_cross_entropy_with_logits": tf.nn.sparse_softmax_cross_entropy_with_logits,
+    "nn_softmax_cross_entropy_with_logits": tf.nn.softmax_cross_entropy_with_logits,
+    "nn_sigmoid_cross_entropy_with_logits": tf.nn.sigmoid_cross_entropy_with_logits,
+    "nn_conv2d": tf.nn.conv2d, "nn_bias_add": tf.nn.bias_add, "nn_max_pool": tf.nn.max_pool2d,
+    "nn_avg_pool": tf.nn.avg_pool2d, "nn_dropout": tf.nn.dropout, "nn_log_softmax": tf.nn.log_softmax,
+    "nn_leaky_relu": tf.nn.leaky_relu, "nn_elu": tf.nn.elu, "nn_tanh": tf.nn.tanh, "nn_l2_loss": tf.nn.l2_loss,
+    "nn_moments": lambda x, axes, keepdims=False: list(tf.nn.moments(x, axes, keepdims=keepdims)),
+    "keras_activation": lambda name, x: keras.activations.get(name)(x),
+    "keras_top_k_categorical_accuracy": lambda y_true, y_pred, k=5: keras.metrics.top_k_categorical_accuracy(
+        y_true, y_pred, k=k),
+    "keras_sparse_top_k_categorical_accuracy": lambda y_true, y_pred, k=5: (
+        keras.metrics.sparse_top_k_categorical_accuracy(y_true, y_pred, k=k)),
+    "nn_embedding_lookup": tf.nn.embedding_lookup, "nn_relu6": tf.nn.relu6, "nn_silu": tf.nn.silu,
 }
 
 
@@ -42,6 +72,25 @@ def tensor_numpy(value: Any) -> Any:
 
     check_eager(value, "tensor.numpy()")
     return exchange_array(value)
+
+
+def tensor_value(value: Any) -> Any:
+    """The value of a tensor or variable as a numpy array, kept in Python for C# to wrap without copying (a TypeError
+    for a symbolic tensor while tracing)."""
+    from tfnet_train.bridge.host_code import check_eager
+
+    check_eager(value, "tensor.numpy()")
+    return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def tensor_getitem(value: Any, key: Sequence[Any]) -> Any:
+    """`value[key]` with keys as `numpy_face.getitem` takes them (ints, slice strings)."""
+    from tfnet_train.bridge.numpy_face import _key
+
+    try:
+        return value[_key(key)]
+    except (IndexError, ValueError, tf.errors.InvalidArgumentError) as error:
+        raise ValueError(f"index {list(key)!r} does not fit shape {tuple(value.shape)}: {error}") from None
 
 
 def tensor_info(value: Any) -> dict[str, Any]:
@@ -61,6 +110,57 @@ def tensor_op(name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = No
         return OPS[name](*args, **_check_kwargs("op", kwargs))
     except tf.errors.InvalidArgumentError as error:
         raise ValueError(f"tf.{name}: {error.message}") from None
+
+
+def make_variable(value: Any, dtype: str | None = None, name: str | None = None, trainable: bool = True) -> tf.Variable:
+    """`tf.Variable(value, dtype=dtype, name=name, trainable=trainable)` (value: number, array, list or tensor)."""
+    initial = tf.convert_to_tensor(value, dtype=dtype)
+    return tf.Variable(initial, name=name, trainable=bool(trainable))
+
+
+def variable_assign(variable: Any, method: str, value: Any) -> Any:
+    """`variable.assign(value)`, `assign_add` or `assign_sub`; shapes are checked first (no change on error)."""
+    if method not in ("assign", "assign_add", "assign_sub"):
+        raise _unknown("assignment", method, ["assign", "assign_add", "assign_sub"])
+    if not isinstance(variable, tf.Variable):
+        raise TypeError(f"variable must be a tf.Variable; got {type(variable).__name__}")
+    value = tf.convert_to_tensor(value, dtype=variable.dtype)
+    if not variable.shape.is_compatible_with(value.shape):
+        raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable {variable.name} "
+                         f"shape {tuple(variable.shape)}")
+    getattr(variable, method)(value)
+    return variable
+
+
+def clear_session() -> None:
+    """`keras.backend.clear_session()`."""
+    keras.backend.clear_session()
+
+
+def executing_eagerly() -> bool:
+    """`tf.executing_eagerly()` (always True on this engine's host side)."""
+    return bool(tf.executing_eagerly())
+
+
+def dataset_iterator(dataset: Any) -> Any:
+    """An iterator over `dataset` (one pass), for C# enumeration."""
+    if not isinstance(dataset, tf.data.Dataset):
+        raise TypeError(f"dataset must be a tf.data.Dataset; got {type(dataset).__name__}")
+    return iter(dataset)
+
+
+def iterator_next(iterator: Any) -> list[Any] | None:
+    """The next element as a flat list of tensors, or None at the end of the pass."""
+    try:
+        element = next(iterator)
+    except StopIteration:
+        return None
+    return list(element) if isinstance(element, tuple | list) else [element]
+
+
+def dataset_zip(datasets: Sequence[Any]) -> tf.data.Dataset:
+    """`tf.data.Dataset.zip(tuple(datasets))`."""
+    return tf.data.Dataset.zip(tuple(datasets))
 
 
 def gradient_tape(persistent: bool = False) -> tf.GradientTape:
@@ -144,10 +244,42 @@ def loss_call(loss: Any, y_true: Any, y_pred: Any, sample_weight: Any = None) ->
     return tf.convert_to_tensor(loss(y_true, y_pred, sample_weight=sample_weight))
 
 
+def hamming_loss(y_true: Any, y_pred: Any, threshold: float | None = None, mode: str = "multiclass") -> Any:
+    """Per-sample Hamming loss as TF Addons defines it: the fraction of wrong labels ("multilabel"), or 1 when the
+    one thresholded class misses ("multiclass"); without a threshold, each row's maximum is the predicted class."""
+    if mode not in ("multiclass", "multilabel"):
+        raise ValueError(f"mode must be 'multiclass' or 'multilabel'; got {mode!r}")
+    y_pred = tf.convert_to_tensor(y_pred)
+    if threshold is None:
+        top = tf.reduce_max(y_pred, axis=-1, keepdims=True)
+        hits = tf.logical_and(y_pred >= top, tf.abs(y_pred) > 1e-12)
+    else:
+        hits = y_pred > threshold
+    truth = tf.cast(y_true, tf.int32)
+    predicted = tf.cast(hits, tf.int32)
+    if mode == "multiclass":
+        return 1.0 - tf.cast(tf.math.count_nonzero(truth * predicted, axis=-1), tf.float32)
+    return tf.cast(tf.math.count_nonzero(truth - predicted, axis=-1), tf.float32) / truth.shape[-1]
+
+
+class HammingLoss(keras.metrics.MeanMetricWrapper):
+    """TF Addons' HammingLoss (not in Keras 3): the mean of `hamming_loss` over the samples seen."""
+
+    def __init__(self, mode: str = "multiclass", threshold: float | None = None, name: str = "hamming_loss",
+                 dtype: Any = None) -> None:
+        if mode not in ("multiclass", "multilabel"):
+            raise ValueError(f"mode must be 'multiclass' or 'multilabel'; got {mode!r}")
+        super().__init__(hamming_loss, name=name, dtype=dtype, mode=mode, threshold=threshold)
+
+
+#: Metrics the face offers beyond keras.metrics (TF Addons' names TF.NET mirrors).
+EXTRA_METRICS: dict[str, type] = {"HammingLoss": HammingLoss}
+
+
 def build_metric(name: str, kwargs: dict[str, Any] | None = None) -> Any:
     """A keras.metrics object by class name (`Accuracy`, `TopKCategoricalAccuracy`, `AUC`, `F1Score`, ...)."""
     kwargs = _check_kwargs("metric", kwargs)
-    classes = _classes(keras.metrics, keras.metrics.Metric)
+    classes = {**_classes(keras.metrics, keras.metrics.Metric), **EXTRA_METRICS}
     for base in ("Metric", "MeanMetricWrapper", "Reduce"):
         classes.pop(base, None)
     if name not in classes:

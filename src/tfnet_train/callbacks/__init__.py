@@ -1,6 +1,7 @@
 """Callbacks: Keras's own (``keras.callbacks``), re-exported so ``tfnet_train.callbacks.X`` is ``keras.callbacks.X``,
-plus the CallbackList that lets the engine skip batch hooks nobody listens to and a BackupAndRestore whose backups
-survive a kill at any moment and resume mid-epoch."""
+plus the CallbackList that lets the engine skip batch hooks nobody listens to, a BackupAndRestore whose backups
+survive a kill at any moment and resume mid-epoch, and ``tensorboard`` (Keras's TensorBoard under the engine, and
+``read_events`` to read its files back)."""
 
 from keras.callbacks import *  # noqa: F403
 from keras.callbacks import Callback

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,30 @@ import keras
 
 from tfnet_train.distribution import is_chief
 from tfnet_train.files import write_text
+
+_WEIGHTS_NAME = re.compile(r"backup-[0-9]{6,12}\.weights\.h5")
+_COUNTS = ("epoch", "batch", "steps_done", "generation")
+
+
+def parse_metadata(text: str, source: str) -> dict[str, Any]:
+    """A backup's metadata, checked: a JSON object whose counts are integers >= -1 (``batch`` may be -1) and whose
+    ``weights`` is a file name this callback writes (``backup-NNNNNN.weights.h5``), so a backup folder's contents
+    cannot point a load outside the folder. ValueError naming ``source`` and the field otherwise."""
+    try:
+        metadata = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"backup metadata {source!r} must be JSON, got: {error}") from None
+    if not isinstance(metadata, dict):
+        raise ValueError(f"backup metadata {source!r} must be a JSON object, got {type(metadata).__name__}")
+    for key in _COUNTS:
+        value = metadata.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value < 2**62:
+            raise ValueError(f"backup metadata {source!r}: {key} must be an integer >= -1, got {value!r}")
+    weights = metadata.get("weights")
+    if weights is not None and not (isinstance(weights, str) and _WEIGHTS_NAME.fullmatch(weights)):
+        raise ValueError(f"backup metadata {source!r}: weights must name a file in the backup folder "
+                         f"(backup-NNNNNN.weights.h5), got {weights!r}")
+    return metadata
 
 
 class BackupAndRestore(keras.callbacks.BackupAndRestore):
@@ -22,6 +47,10 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
     - the metadata also records how many steps of the current epoch the backup holds, and the engine's fit skips
       those steps (with the same shuffled order) instead of restarting the epoch, so a fit killed mid-epoch and
       started again ends where an uninterrupted one does.
+
+    The metadata is checked before it is used (its weights file must be one this callback writes, inside
+    ``backup_dir``). As in Keras, a fit that ends normally deletes ``backup_dir`` and everything in it
+    (``delete_checkpoint=True``, the default): give it a folder of its own.
     """
 
     def __init__(self, backup_dir: str, save_freq: str | int = "epoch", double_checkpoint: bool = False,
@@ -48,7 +77,7 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
 
     def _metadata(self) -> dict[str, Any] | None:
         path = Path(self._training_metadata_path)
-        return json.loads(path.read_text()) if path.exists() else None
+        return parse_metadata(path.read_text(), str(path)) if path.exists() else None
 
     def _save_model(self) -> None:
         folder = Path(self.backup_dir)

@@ -9,6 +9,8 @@ from typing import Any
 import keras
 from keras.src.utils.python_utils import is_default
 
+from tfnet_train.callbacks import tensorboard
+
 #: Batch-level hook names per mode. `on_batch_begin`/`on_batch_end` are the train-mode aliases.
 BATCH_HOOKS: dict[str, tuple[str, ...]] = {
     "train": ("on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end"),
@@ -29,13 +31,19 @@ def listens(callback: keras.callbacks.Callback, mode: str) -> bool:
     asks = getattr(callback, "needs_batch_hooks", None)
     if callable(asks):
         return bool(asks(mode))
+    if isinstance(callback, keras.callbacks.TensorBoard):
+        return tensorboard.listens(callback, mode)
     if isinstance(callback, keras.callbacks.ProgbarLogger) and mode != "train" and callback._called_in_fit:
         return False  # the progress bar draws nothing for validation batches inside fit
     return any(not is_default(getattr(callback, hook)) for hook in BATCH_HOOKS[mode])
 
 
 class CallbackList(keras.callbacks.CallbackList):
-    """keras.callbacks.CallbackList with ``needs_batch_hooks(mode)``."""
+    """keras.callbacks.CallbackList with ``needs_batch_hooks(mode)``; every item must be a Keras callback."""
+
+    def __init__(self, callbacks: Any = None, **kwargs: Any) -> None:
+        check_callbacks(callbacks)
+        super().__init__(callbacks, **kwargs)
 
     def needs_batch_hooks(self, mode: str) -> bool:
         """Whether any callback listens to the batch hooks of ``mode`` ("train", "test" or "predict")."""
@@ -44,6 +52,18 @@ class CallbackList(keras.callbacks.CallbackList):
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         _make_checkpoint_folders(self.callbacks, self.model)
         super().on_train_begin(logs)
+
+
+def check_callbacks(callbacks: Any) -> None:
+    """TypeError naming the item for anything in ``callbacks`` that is not a keras.callbacks.Callback."""
+    if callbacks is None:
+        return
+    if isinstance(callbacks, keras.callbacks.Callback) or not isinstance(callbacks, list | tuple):
+        raise TypeError(f"callbacks must be a list of keras.callbacks.Callback, got {type(callbacks).__name__}")
+    for i, callback in enumerate(callbacks):
+        if not isinstance(callback, keras.callbacks.Callback):
+            raise TypeError(
+                f"callbacks[{i}] must be a keras.callbacks.Callback, got {type(callback).__name__} {callback!r}")
 
 
 def _make_checkpoint_folders(callbacks: list, model: Any) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tfnet_train.archives import load_npz
 from tfnet_train.tolerances import ATOL, RTOL
 
 SCHEMA = "tfnet-train/case@1"
@@ -692,6 +693,9 @@ def _natural_key(key: str) -> tuple:
 # ----------------------------------------------------------------------------------------------- files
 
 
+MAX_CASE_JSON_BYTES = 16 << 20
+
+
 def load(path: str | Path) -> Case:
     """Load ``<name>.json`` and ``<name>.npz`` (``allow_pickle=False``), validated, arrays attached."""
     json_path = Path(path)
@@ -699,18 +703,20 @@ def load(path: str | Path) -> Case:
         json_path = json_path.with_suffix(".json")
     if not json_path.is_file():
         raise CaseError(f"case file {str(json_path)!r}: expected an existing .json file, got none")
+    size = json_path.stat().st_size
+    if size > MAX_CASE_JSON_BYTES:
+        raise CaseError(f"case file {str(json_path)!r}: {size} bytes exceed the limit of {MAX_CASE_JSON_BYTES}")
     try:
         doc = json.loads(json_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
         raise CaseError(f"case file {str(json_path)!r}: expected valid JSON, got {err}") from err
     case = parse(doc, expected_name=json_path.stem)
     npz_path = json_path.with_suffix(".npz")
     if not npz_path.is_file():
         raise CaseError(f"case {case.name!r}: expected arrays file {str(npz_path)!r}, got none")
     try:
-        with np.load(npz_path, allow_pickle=False) as data:
-            contents = {key: data[key] for key in data.files}
-    except (ValueError, OSError, zipfile.BadZipFile) as err:
+        contents = load_npz(npz_path)
+    except (ValueError, OSError) as err:
         raise CaseError(f"case {case.name!r}: arrays file {str(npz_path)!r}: expected a plain .npz "
                         f"(no pickled objects), got error: {err}") from err
     case.arrays = arrays_from_npz(case, contents)

@@ -7,6 +7,7 @@ no global backend change).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,17 @@ from matplotlib.ticker import MaxNLocator
 from tfnet_train.engine.trace import STAGES
 
 ERROR_FLOOR = 1e-12  # a zero error is drawn at this height on the log axis
+
+# A case name becomes a file name under plots/: one path component, no separators, no leading dot.
+_PLOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,199}")
+
+
+def plot_name(name: Any) -> str:
+    """``name`` when it is safe as a file name under plots/; ValueError naming it otherwise (``../x``, ``a/b``)."""
+    if not isinstance(name, str) or not _PLOT_NAME.fullmatch(name) or ".." in name:
+        raise ValueError(f"case name must be letters, digits, '_', '.', '+' or '-' (a file name under plots/, "
+                         f"at most 200 characters, not starting with '.' or holding '..'), got {name!r}")
+    return name
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -76,7 +88,7 @@ def case_plots(case: Mapping[str, Any], directory: Path) -> dict[str, str]:
     Runs with status 'ok' give the loss lines; pairs with verdict 'pass' or 'fail' (those that were compared) give
     the bars. Non-finite numbers may be the strings "inf", "-inf" and "nan", as report.json writes them.
     """
-    name = case["name"]
+    name = plot_name(case["name"])  # before anything is drawn or written
     losses = {r["implementation"]: [float(v) for v in r["losses"]] for r in case["runs"] if r["status"] == "ok"}
     errors = {f"{p['a']} vs {p['b']}": {s["stage"]: float(s["max_abs"]) for s in p["stages"]}
               for p in case["pairs"] if p["verdict"] in ("pass", "fail")}

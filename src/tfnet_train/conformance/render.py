@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tfnet_train.conformance.plots import case_plots
+from tfnet_train.conformance.plots import case_plots, plot_name
 from tfnet_train.conformance.report import REPORT_SCHEMA, document_html
 
 
@@ -24,6 +24,8 @@ def write_document(doc: dict[str, Any], directory: str | Path) -> dict[str, Path
     if not isinstance(doc, dict) or doc.get("schema") != REPORT_SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         raise ValueError(f"doc must be a report document with schema {REPORT_SCHEMA!r}, got {found!r}")
+    for case in doc["cases"]:  # every case's plot path is checked before anything is written
+        plot_name(case.get("name") if isinstance(case, dict) else case)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     cases = [{**case, "plots": None if case["steps"] is None else case_plots(case, out)} for case in doc["cases"]]

@@ -14,7 +14,8 @@ report.json, schema ``tfnet-train/conformance-report@1``::
                            "first_divergence": null | {"step", "stage", "key", "reason", "index", "position",
                                                        "a", "b", "abs_error", "allowed", "detail"},
                            "only_in_a": [keys], "only_in_b": [keys]}],
-                "plots": {"loss": "plots/<name>_loss.png", "errors": "plots/<name>_errors.png"} | null}]}
+                "plots": {"loss": "plots/<name>_loss.png", "errors": "plots/<name>_errors.png"} | null}],
+     "links": [{"href", "text", "image": bool}]}                      # optional: files shown beside the report
 
 Non-finite numbers are written as the strings "inf", "-inf" and "nan".
 """
@@ -194,12 +195,25 @@ def document_html(doc: dict[str, Any]) -> str:
         f"baseline <b>{esc(doc['baseline'])}</b>; rule <code>{esc(doc['tolerance_rule'])}</code></p>",
         f"<p><b>{'PASSED' if doc['passed'] else 'FAILED'}</b>: {counts['cases']} cases, {counts['pass']} pass, "
         f"{counts['fail']} fail, {counts['error']} error, {counts['n/a']} n/a</p>",
+        *_links_html(doc.get("links") or []),
         "<table><tr><th>case</th><th>pair</th><th>verdict</th><th>first divergence / note</th></tr>",
         *rows, "</table>",
         *(_case_html(c) for c in doc["cases"]),
         "</body></html>",
     ]
     return "\n".join(body)
+
+
+def _links_html(links: list[dict[str, Any]]) -> list[str]:
+    """Files shown beside the report (report.json's optional ``links``: href, text, and image to draw it)."""
+    esc = html.escape
+    out = []
+    for link in links:
+        href = esc(str(link["href"]), quote=True)
+        out.append(f'<p><a href="{href}">{esc(str(link.get("text") or link["href"]))}</a></p>')
+        if link.get("image"):
+            out.append(f'<p><img src="{href}" alt="{esc(str(link.get("text") or ""), quote=True)}"></p>')
+    return out
 
 
 def to_html(result: SuiteResult, plots: dict[str, dict[str, str]] | None = None) -> str:

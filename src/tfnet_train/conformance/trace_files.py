@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tfnet_train.archives import load_npz
 from tfnet_train.conformance.case import Case
 
 Trace = dict[str, np.ndarray]
@@ -23,12 +24,15 @@ _STEP_KEY = re.compile(r"^step(\d+)/(.+)$")
 def read_step_npz(path: str | Path) -> list[Trace]:
     """Split an npz of ``step{i}/<key>`` entries into one flat trace per step."""
     steps: dict[int, Trace] = {}
-    with np.load(path, allow_pickle=False) as data:
-        for name in data.files:
-            match = _STEP_KEY.match(name)
-            if match is None:
-                raise ValueError(f"trace file {path}: key {name!r} is not 'step<i>/<trace key>'")
-            steps.setdefault(int(match.group(1)), {})[match.group(2)] = data[name]
+    try:
+        data = load_npz(path)
+    except ValueError as error:
+        raise ValueError(f"trace file {path}: {error}") from None
+    for name, array in data.items():
+        match = _STEP_KEY.match(name)
+        if match is None:
+            raise ValueError(f"trace file {path}: key {name!r} is not 'step<i>/<trace key>'")
+        steps.setdefault(int(match.group(1)), {})[match.group(2)] = array
     if sorted(steps) != list(range(len(steps))):
         raise ValueError(f"trace file {path}: expected steps 0..{len(steps) - 1}, got {sorted(steps)}")
     return [steps[i] for i in range(len(steps))]

@@ -1,6 +1,6 @@
 """The training engine: Model with the TensorFlow.NET Model.Train / Fit / Evaluate / Predict mirror."""
 
-from tfnet_train.engine.model import Functional, Model, Sequential, load_model
+from tfnet_train.engine.model import Functional, Model, Sequential, Trainer, load_model
 from tfnet_train.engine.trace import STAGES, StepTrace
 
-__all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "load_model"]
+__all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "Trainer", "load_model"]

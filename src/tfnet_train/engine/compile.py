@@ -31,6 +31,7 @@ class CompileMixin:
     ) -> None:
         """Configure training. ``semantics`` is ``"keras"`` (Keras 3 numbers) or ``"tfnet"`` (TF.NET's)."""
         profile = get_profile(semantics)
+        _check_loss(loss)
         _check_loss_weights(loss_weights)
         if isinstance(steps_per_execution, bool) or not isinstance(steps_per_execution, int) or steps_per_execution < 1:
             raise ValueError(f"steps_per_execution must be an integer >= 1, got {steps_per_execution!r}")
@@ -89,6 +90,15 @@ def _check_names(value: Any, argument: str, resolve: Any, what: str) -> None:
                 resolve(leaf)
             except (ValueError, TypeError):
                 raise ValueError(f"{argument}: {what} {leaf!r} (Keras 3 names are case-sensitive)") from None
+
+
+def _check_loss(loss: Any) -> None:
+    """TypeError for a loss that is no name, Loss or function (Keras accepts it and fails at the first step)."""
+    for leaf in keras.tree.flatten(loss) if loss is not None else ():
+        if leaf is not None and not isinstance(leaf, str) and not callable(leaf):
+            raise TypeError(
+                "loss must be a loss name, a keras.losses.Loss or a function (or a list/dict of them, one per "
+                f"output), got {type(leaf).__name__} {leaf!r}")
 
 
 def _check_loss_weights(loss_weights: Any) -> None:

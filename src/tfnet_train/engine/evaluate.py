@@ -43,6 +43,7 @@ class EvaluateMixin:
             raise ValueError("x must be given: got None")
         check_verbose(verbose)
         self._check_data(x, y)
+        self._check_targets(x, y)
         handler, callbacks = self._inference_loop(x, y, sample_weight, batch_size, steps, callbacks, verbose)
         self._maybe_symbolic_build(iterator=handler)
         handler.reset()
@@ -73,8 +74,10 @@ class EvaluateMixin:
     def _inference_loop(self, x: Any, y: Any, sample_weight: Any, batch_size: int | None, steps: int | None,
                         callbacks: Any, verbose: int | str) -> tuple[DataHandler, CallbackList]:
         """The data handler (unshuffled) and callback list of an evaluate or predict run."""
-        handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps, shuffle=False,
-                              steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
+        from tfnet_train.engine.fit import capped_steps
+
+        handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=capped_steps(steps),
+                              shuffle=False, steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
                               distribute_strategy=self.distribute_strategy)
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(callbacks, add_progbar=verbose != 0, verbose=verbose, epochs=1,

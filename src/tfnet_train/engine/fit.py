@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+import keras
 import numpy as np
 import tensorflow as tf
 from keras.src.trainers.data_adapters import data_adapter_utils
 
 from tfnet_train.callbacks import CallbackList
+from tfnet_train.callbacks.tensorboard import graph_writers, write_train_graph
 from tfnet_train.engine.data import DataHandler, expand_1d, train_validation_split
 
 
@@ -21,6 +24,15 @@ def check_verbose(verbose: Any) -> int | str:
 def skip_needed(model: Any) -> bool:
     """Whether a backup asks fit to pass steps of its first epoch (they are passed one execution at a time)."""
     return bool(getattr(model, "_initial_step", 0))
+
+
+def capped_steps(steps: int | None) -> int | None:
+    """``steps`` under ``keras.config.max_steps_per_epoch()`` (a debugging cap), as Keras's EpochIterator caps it."""
+    cap = keras.config.max_steps_per_epoch()
+    if cap and (not steps or cap < steps):
+        warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=3)
+        return cap
+    return steps
 
 
 def _check_count(name: str, value: Any, low: int) -> int:
@@ -56,13 +68,18 @@ class FitMixin:
         (used only under semantics='tfnet' with a tf.data validation set).
 
         Every argument is checked, and the data and validation data are matched against the model, before any
-        state changes: a fit that fails before its first step leaves weights, optimizer and counters as they were.
+        state changes; a fit that fails later (a bad batch, a callback that raises; not an interrupt) puts every
+        weight, optimizer variable and ``_train_counter`` back to their values before the call.
         """
         self._assert_compile_called("fit")
         profile = self._engine.profile
         check_verbose(verbose)
         epochs = _check_count("epochs", epochs, 0)
         initial_epoch = _check_count("initial_epoch", initial_epoch, 0)
+        max_epochs = keras.config.max_epochs()  # Keras's debugging cap on epochs
+        if max_epochs and max_epochs < epochs:
+            warnings.warn(f"Limiting epochs to {max_epochs}", stacklevel=2)
+            epochs = max_epochs
         if not isinstance(validation_freq, list):
             _check_count("validation_freq", validation_freq, 1)
         if x is None:
@@ -73,8 +90,9 @@ class FitMixin:
         elif validation_split and not 0.0 <= validation_split < 1.0:
             raise ValueError(f"validation_split must be in [0, 1), got {validation_split!r}")
         self._check_data(x, y)
+        self._check_targets(x, y)
         data_handler = DataHandler(
-            x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps_per_epoch, shuffle=shuffle,
+            x, y, sample_weight, batch_size=batch_size, steps_per_epoch=capped_steps(steps_per_epoch), shuffle=shuffle,
             class_weight=class_weight, steps_per_execution=self.steps_per_execution, profile=profile,
             seed=self._engine.seed, distribute_strategy=self.distribute_strategy,
         )
@@ -89,7 +107,13 @@ class FitMixin:
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, verbose=verbose,
                                      epochs=epochs, steps=data_handler.num_batches, model=self)
-        return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
+        snapshot, counter = self._variables_snapshot(), int(self._train_counter.numpy())
+        try:
+            return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
+        except Exception:  # a failed fit changes nothing: weights, optimizer variables, _train_counter
+            self._restore_variables(snapshot)
+            self._train_counter.assign(counter)
+            raise
 
     def _build_for(self, data_handler: DataHandler) -> None:
         """Create every variable (model, metrics, optimizer) before the first trace, as Keras does under a
@@ -113,6 +137,7 @@ class FitMixin:
         callbacks.on_train_begin()
         self._engine.train_counter.assign(0)  # TF.NET: once per fit (here after on_train_begin could fail)
         batch_hooks = callbacks.needs_batch_hooks("train")
+        graphs = graph_writers(callbacks)
         if not batch_hooks and not skip_needed(self):
             data_handler.run_whole_epochs(training=True)
         training_logs = None
@@ -136,6 +161,9 @@ class FitMixin:
                     if batch_hooks:
                         callbacks.on_train_batch_begin(block.begin)
                     logs = self.train_step_function(data_handler, block)
+                    if graphs:  # TensorBoard's training graph, once the compiled call exists
+                        write_train_graph(graphs, self, data_handler, block)
+                        graphs = []
                     if batch_hooks:
                         callbacks.on_train_batch_end(block.end, logs)
                     if self.stop_training:

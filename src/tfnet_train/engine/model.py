@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import tempfile
 import threading
 import zipfile
@@ -14,10 +15,12 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
+from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 from keras.src.models.functional import Functional as KerasFunctional
 from keras.src.models.model import functional_init_arguments
 from keras.src.trainers.trainer import Trainer as KerasTrainer
 
+from tfnet_train import archives
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
 from tfnet_train.engine.export import ExportMixin
@@ -71,25 +74,14 @@ def _inject_functional(cls: type) -> type:
     return cls
 
 
-class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, SaveMixin, ExportMixin,
-            keras.Model):
-    """A Keras 3 model trained by the TF.NET-mirroring engine.
-
-    ``Model(inputs=..., outputs=...)`` builds a functional model; subclasses define ``call``.
-    """
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Model:
-        if cls is Model and functional_init_arguments(args, kwargs):
-            return Functional.__new__(Functional, *args, **kwargs)
-        return super().__new__(cls, *args, **kwargs)
+class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, CompileMixin, TensorFlowTrainer):
+    """The engine's trainer: Keras's TensorFlow trainer with TF.NET's compile, fit, evaluate, predict and
+    train_step. ``Model`` is built on it; like Keras's, it can be mixed into a Keras layer
+    (``class MyModel(Trainer, keras.layers.Layer)`` calling ``Trainer.__init__(self)``) to train that layer."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        object.__setattr__(self, "_engine", EngineState())
-        if functional_init_arguments(args, kwargs) and not isinstance(self, KerasFunctional):
-            _inject_functional(type(self))  # a functional-style subclass: super().__init__(inputs=, outputs=)
-            KerasTrainer.__init__(self)
-            KerasFunctional.__init__(self, *args, **kwargs)
-            return
+        if "_engine" not in vars(self):
+            object.__setattr__(self, "_engine", EngineState())
         super().__init__(*args, **kwargs)
 
     # ----- Model.Metrics.cs ---------------------------------------------------------------------------------------
@@ -123,7 +115,7 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
     def _assert_compile_called(self, method_name: str | None = None) -> None:
         if not self.compiled:
             raise ValueError(f"{method_name or 'this method'}() needs a compiled model: "
-                             "call model.compile(optimizer, loss, metrics) first")
+                             "call model.compile(optimizer=..., loss=..., metrics=[...]) first")
 
     def _model_inputs(self) -> list[Any] | None:
         try:
@@ -134,6 +126,8 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
 
     def _check_data(self, x: Any, y: Any) -> None:
         """Clear errors for arrays that cannot fit the model's inputs (rank, feature sizes, input count)."""
+        _check_not_ragged(x, "x")
+        _check_not_ragged(y, "y")
         _check_same_samples(x, y)
         inputs = self._model_inputs()
         if inputs is None or x is None or isinstance(x, dict):
@@ -161,6 +155,21 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
                 if want is not None and got is not None and int(got) != int(want):
                     raise ValueError(f"{name} has shape {tuple(actual)}; the model expects shape {shape}")
 
+    def _check_targets(self, x: Any, y: Any) -> None:
+        """ValueError for in-memory x without y when the compiled loss needs targets (Keras fails inside the step
+        with "None values not supported"); a model that overrides train_step or compute_loss decides for itself."""
+        if y is not None or getattr(self, "_compile_loss", None) is None:
+            return
+        from tfnet_train.engine.train import TrainMixin
+
+        if type(self).train_step is not TrainMixin.train_step or type(self).compute_loss is not TrainMixin.compute_loss:
+            return
+        leaves = list(x) if isinstance(x, list | tuple) else [x]
+        if leaves and all(isinstance(leaf, np.ndarray | tf.Tensor) for leaf in leaves):
+            raise ValueError(
+                "y must be given with array x: the compiled loss compares predictions with targets, got y=None "
+                "(pass y, or override compute_loss for a loss without targets)")
+
     def _check_batch(self, x: Any, y: Any, sample_weight: Any) -> None:
         self._check_data(x, y)
         n = int(tf.nest.flatten(x)[0].shape[0])
@@ -169,6 +178,27 @@ class Model(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, Com
                 m = int(tf.nest.flatten(value)[0].shape[0])
                 if m != n:
                     raise ValueError(f"x and {name} must have the same number of samples, got x: {n}, {name}: {m}")
+
+
+class Model(Trainer, SaveMixin, ExportMixin, keras.Model):
+    """A Keras 3 model trained by the TF.NET-mirroring engine.
+
+    ``Model(inputs=..., outputs=...)`` builds a functional model; subclasses define ``call``.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Model:
+        if cls is Model and functional_init_arguments(args, kwargs):
+            return Functional.__new__(Functional, *args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        object.__setattr__(self, "_engine", EngineState())
+        if functional_init_arguments(args, kwargs) and not isinstance(self, KerasFunctional):
+            _inject_functional(type(self))  # a functional-style subclass: super().__init__(inputs=, outputs=)
+            KerasTrainer.__init__(self)
+            KerasFunctional.__init__(self, *args, **kwargs)
+            return
+        super().__init__(*args, **kwargs)
 
 
 @keras.saving.register_keras_serializable(package="tfnet_train")
@@ -213,13 +243,25 @@ _ENGINE_CLASSES = {"Sequential", "Functional"}
 @contextlib.contextmanager
 def _as_engine_file(filepath: Any) -> Iterator[Any]:
     """``filepath``, or for a ``.keras`` file whose model is Keras's own Sequential or Functional, a temporary copy
-    naming the engine's class instead (Keras resolves its built-in classes before any custom object)."""
+    naming the engine's class instead (Keras resolves its built-in classes before any custom object).
+
+    Every ``.keras`` archive is checked first against caps from its declared sizes (``archives.MAX_KERAS_BYTES``
+    in all, ``MAX_KERAS_CONFIG_BYTES`` for config.json); the copy streams each member (never one whole in memory)
+    and is refused when the temporary folder has not the room.
+    """
     path = Path(filepath)
     if path.suffix != ".keras" or not zipfile.is_zipfile(path):
         yield filepath
         return
-    with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
+    source = str(path)
+    with archives.open_zip(path) as archive:
+        members = archives.check_members(archive, source, archives.MAX_KERAS_BYTES, archives.MAX_NPZ_MEMBERS)
+        try:
+            config = json.loads(archives.read_member(archive, "config.json", source, archives.MAX_KERAS_CONFIG_BYTES))
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            raise ValueError(f"archive {source!r}: config.json is not JSON ({error})") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"archive {source!r}: config.json must hold a JSON object, got {type(config).__name__}")
         keras_model = str(config.get("module", "")).startswith("keras") and config.get("class_name") in _ENGINE_CLASSES
         if not keras_model:
             yield filepath
@@ -227,12 +269,37 @@ def _as_engine_file(filepath: Any) -> Iterator[Any]:
         config["module"] = None
         config["registered_name"] = f"tfnet_train>{config['class_name']}"
         with tempfile.TemporaryDirectory() as folder:
+            needed = sum(item.file_size for item in members)
+            free = archives.free_bytes(folder)
+            if needed > free:
+                raise OSError(f"archive {source!r}: a copy needs {needed} bytes, {folder!r} has {free} free")
             copy = Path(folder, path.name)
             with zipfile.ZipFile(copy, "w") as out:
-                for item in archive.infolist():
-                    data = json.dumps(config).encode() if item.filename == "config.json" else archive.read(item)
-                    out.writestr(item, data)
+                for item in members:
+                    if item.filename == "config.json":
+                        out.writestr(item, json.dumps(config).encode())
+                        continue
+                    try:
+                        large = item.file_size > zipfile.ZIP64_LIMIT
+                        with archive.open(item) as reader, out.open(item, "w", force_zip64=large) as writer:
+                            shutil.copyfileobj(reader, writer, 1 << 20)
+                    except archives.READ_ERRORS as error:
+                        raise ValueError(f"archive {source!r}: member {item.filename!r} cannot be read ({error})"
+                                         ) from None
             yield copy
+
+
+def _check_not_ragged(value: Any, name: str) -> None:
+    """ValueError for a nested Python list whose rows differ in length (NumPy cannot make it an array)."""
+    if not isinstance(value, list) or not value or not all(isinstance(row, list | tuple) for row in value):
+        return
+    try:
+        np.asarray(value)
+    except ValueError:
+        lengths = sorted({len(row) for row in value})
+        raise ValueError(
+            f"{name} is a ragged list: its rows have lengths {lengths[:5]}{' ...' if len(lengths) > 5 else ''}; "
+            f"expected rows of one length (a rectangular array)") from None
 
 
 def _check_same_samples(x: Any, y: Any) -> None:

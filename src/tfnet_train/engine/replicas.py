@@ -26,7 +26,31 @@ def steps_function(strategy: tf.distribute.Strategy, step: Callable[[Any], Any],
             lambda v: strategy.reduce("MEAN", v, axis=None) if isinstance(v, tf.distribute.DistributedValues)
             else v, logs)
 
-    return run if eager else tf.function(run, reduce_retracing=True)
+    if eager:
+        return run
+    return per_rank(lambda: tf.function(run, reduce_retracing=True),
+                    lambda iterator, steps: getattr(iterator, "element_spec", iterator))
+
+
+def _ranks(value: Any) -> tuple[int | None, ...]:
+    return tuple(getattr(getattr(leaf, "shape", None), "rank", None) for leaf in tree.flatten(value))
+
+
+def per_rank(make: Callable[[], Callable[..., Any]], key_of: Callable[..., Any] | None = None
+             ) -> Callable[..., Any]:
+    """One compiled function (``make()``) per rank of the data's leaves: ``reduce_retracing`` relaxes a second
+    shape of another rank to an unknown rank, which Keras's losses and metrics cannot build on (labels of shape
+    ``(N, 1)`` in one fit and ``(N,)`` in the next). ``key_of(*args)`` picks what is ranked (the first argument)."""
+    functions: dict[tuple[int | None, ...], Callable[..., Any]] = {}
+
+    def call(*args: Any) -> Any:
+        key = _ranks(key_of(*args) if key_of is not None else args[0])
+        function = functions.get(key)
+        if function is None:
+            function = functions[key] = make()
+        return function(*args)
+
+    return call
 
 
 def check_local(strategy: tf.distribute.Strategy) -> None:

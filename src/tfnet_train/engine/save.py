@@ -28,11 +28,25 @@ _COUNTER_FILE = "train_counter.json"
 
 def _is_weights_h5(path: Path) -> bool:
     """True for an HDF5 file in Keras 3's weights layout (what ``.weights.h5`` and the engine's ``.h5`` hold)."""
+    with open(path, "rb"):  # a file that cannot be read says so (permissions, I/O), not "not HDF5"
+        pass
+    if not h5py.is_hdf5(str(path)):
+        return False
     try:
         with h5py.File(path, "r") as f:
             return "vars" in f or "layers" in f or "_layer_checkpoint_dependencies" in f
-    except OSError:
-        return False
+    except OSError as error:
+        raise OSError(f"filepath {str(path)!r} is an HDF5 file that h5py could not open: {error}") from error
+
+
+@contextlib.contextmanager
+def _as_weights_h5(path: Path) -> Iterator[Path]:
+    """``path`` under a name ending in ``.weights.h5`` (Keras picks its reader by the name): a symbolic link in a
+    private temporary folder, removed afterwards; ``path``'s own folder is never written to (it may be read-only)."""
+    with tempfile.TemporaryDirectory(prefix="tfnet_train_load_") as folder:
+        alias = Path(folder) / "model.weights.h5"
+        os.symlink(path.resolve(), alias)
+        yield alias
 
 
 @contextlib.contextmanager
@@ -92,12 +106,8 @@ class SaveMixin:
         snapshot = self._variables_snapshot()
         try:
             if path.suffix in (".h5", ".hdf5") and not path.name.endswith(".weights.h5") and _is_weights_h5(path):
-                alias = path.with_name(f".{path.name}.{os.getpid()}.weights.h5")
-                os.link(path, alias)
-                try:
+                with _as_weights_h5(path) as alias:
                     super().load_weights(str(alias), skip_mismatch=skip_mismatch, **kwargs)
-                finally:
-                    alias.unlink()
             else:
                 super().load_weights(str(path), skip_mismatch=skip_mismatch, **kwargs)
         except BaseException:

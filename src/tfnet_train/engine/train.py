@@ -133,7 +133,8 @@ class TrainMixin:
             return tree.map_structure(reduce, strategy.run(step_function, args=(data,)))
 
         if not self.run_eagerly:
-            one_step_on_data = tf.function(one_step_on_data, reduce_retracing=True, jit_compile=self.jit_compile)
+            one_step_on_data = replicas.per_rank(
+                lambda step=one_step_on_data: tf.function(step, reduce_retracing=True, jit_compile=self.jit_compile))
         one_step_on_data = self._autoconvert_optionals(one_step_on_data)
 
         def function(iterator: Any) -> Any:
@@ -144,6 +145,7 @@ class TrainMixin:
                 raise StopIteration
             return outputs
 
+        function.step_function = one_step_on_data  # its traces are the graph TensorBoard shows
         return function
 
     def _maybe_symbolic_build(self, iterator: Any = None, data_batch: Any = None) -> None:
@@ -205,6 +207,9 @@ class TrainMixin:
         distributed = strategy.num_replicas_in_sync > 1
         if distributed:
             replicas.check_local(strategy)
+        if x is None:
+            raise ValueError("x must be given: got None")
+        self._check_targets(x, y)
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
@@ -234,7 +239,8 @@ class TrainMixin:
 
             if distributed:  # every replica records its own stages
                 traced = replicas.on_each_replica(strategy, traced)
-            state.traced_function = traced if self.run_eagerly else tf.function(traced, reduce_retracing=True)
+            state.traced_function = traced if self.run_eagerly else replicas.per_rank(
+                lambda traced=traced: tf.function(traced, reduce_retracing=True))
         step = int(state.train_counter.numpy())
         if distributed:
             per_replica = replicas.split(strategy, state.traced_function(replicas.distribute(strategy, data)))

@@ -26,6 +26,16 @@ namespace TfNetTrain.Reference
         /// <exception cref="NpyFormatException">Not a .npy stream, or not the layout this project writes.</exception>
         public static NpyArray Read(Stream stream, string source)
         {
+            return Read(stream, source, stream.CanSeek ? stream.Length - stream.Position : (long?)null);
+        }
+
+        /// <summary>
+        /// Reads one array of at most <paramref name="available"/> bytes in all (a zip entry's declared size, a file's
+        /// length): a header whose shape needs more is refused before anything is allocated, and the data is read in
+        /// chunks, so memory follows the bytes that actually arrive.
+        /// </summary>
+        public static NpyArray Read(Stream stream, string source, long? available)
+        {
             byte[] prefix = ReadExactly(stream, 10, source, "the magic string, version and header length");
             if (!prefix.Take(Magic.Length).SequenceEqual(Magic))
                 throw new NpyFormatException(source, "expected the .npy magic string \\x93NUMPY, got other bytes");
@@ -45,17 +55,36 @@ namespace TfNetTrain.Reference
                     : "dtype '" + descr + "'";
                 throw new NpyFormatException(source, "expected " + Supported + ", got " + what);
             }
-            int[] shape = match.Groups["shape"].Value.Split(new[] { ',', ' ' }, StringSplitOptions.RemoveEmptyEntries)
-                .Select(d => int.Parse(d, NumberStyles.None, CultureInfo.InvariantCulture)).ToArray();
+            string[] dims = match.Groups["shape"].Value.Split(new[] { ',', ' ' }, StringSplitOptions.RemoveEmptyEntries);
+            var shape = new int[dims.Length];
+            for (int i = 0; i < dims.Length; i++)
+            {
+                if (!int.TryParse(dims[i], NumberStyles.None, CultureInfo.InvariantCulture, out shape[i]))
+                    throw new NpyFormatException(source, "expected dimensions below 2^31, got the shape (" + match.Groups["shape"].Value + ")");
+            }
             if (match.Groups["fortran"].Value == "True")
                 throw new NpyFormatException(source, "expected " + Supported + ", got a Fortran-order array of shape " +
                     NpyArray.FormatShape(shape));
             string dtype = NpyArray.SupportedDtypes[kind];
-            long size = NpyArray.SizeOf(shape);
+            long size;
+            try
+            {
+                size = NpyArray.SizeOf(shape);
+            }
+            catch (ArgumentException)
+            {
+                throw new NpyFormatException(source, "expected an array below 2 GiB, got shape " + NpyArray.FormatShape(shape) +
+                    " (more elements than 64 bits count)");
+            }
             int itemSize = NpyArray.ItemSize(dtype);
-            if (size * itemSize > int.MaxValue)
+            if (size > int.MaxValue / itemSize)
                 throw new NpyFormatException(source, "expected an array below 2 GiB, got shape " + NpyArray.FormatShape(shape));
-            byte[] bytes = ReadExactly(stream, (int)(size * itemSize), source, "the array data");
+            long needed = size * itemSize;
+            if (available.HasValue && needed > available.Value - 10 - headerLength)
+                throw new NpyFormatException(source, string.Format(
+                    "expected at most {0} bytes of array data (the file's size), got a header of shape {1} needing {2}",
+                    Math.Max(0, available.Value - 10 - headerLength), NpyArray.FormatShape(shape), needed));
+            byte[] bytes = ReadChunked(stream, (int)needed, source, "the array data");
             Array data = Array.CreateInstance(NpyArray.ElementType(dtype), size);
             Buffer.BlockCopy(bytes, 0, data, 0, bytes.Length);
             return new NpyArray(shape, dtype, data);
@@ -76,6 +105,26 @@ namespace TfNetTrain.Reference
             var bytes = new byte[array.Size * NpyArray.ItemSize(array.Dtype)];
             Buffer.BlockCopy(array.Data, 0, bytes, 0, bytes.Length);
             stream.Write(bytes, 0, bytes.Length);
+        }
+
+        private const int Chunk = 1 << 20;
+
+        /// <summary>As ReadExactly, growing the buffer as bytes arrive (a short stream never costs
+        /// <paramref name="count"/> bytes of memory).</summary>
+        private static byte[] ReadChunked(Stream stream, int count, string source, string what)
+        {
+            if (count <= Chunk) return ReadExactly(stream, count, source, what);
+            var buffer = new byte[Chunk];
+            int read = 0;
+            while (read < count)
+            {
+                if (read == buffer.Length) Array.Resize(ref buffer, (int)Math.Min(count, 2L * buffer.Length));
+                int n = stream.Read(buffer, read, Math.Min(buffer.Length, count) - read);
+                if (n <= 0)
+                    throw new NpyFormatException(source, string.Format("expected {0} bytes of {1}, got {2} before the end", count, what, read));
+                read += n;
+            }
+            return buffer;
         }
 
         private static byte[] ReadExactly(Stream stream, int count, string source, string what)

@@ -140,11 +140,19 @@ namespace TfNetTrain.Reference
             return "(" + string.Join(", ", shape) + ")";
         }
 
-        /// <summary>The product of the dimensions (1 for a scalar).</summary>
+        /// <summary>The product of the dimensions (1 for a scalar); ArgumentException when it does not fit in 64 bits.</summary>
         public static long SizeOf(int[] shape)
         {
+            if (Array.IndexOf(shape, 0) >= 0) return 0;
             long size = 1;
-            foreach (int d in shape) size *= d;
+            foreach (int d in shape)
+            {
+                if (d < 0)
+                    throw new ArgumentException("shape: expected non-negative dimensions, got " + FormatShape(shape), nameof(shape));
+                if (size > long.MaxValue / d)
+                    throw new ArgumentException("shape: expected at most 2^63 - 1 elements, got shape " + FormatShape(shape), nameof(shape));
+                size *= d;
+            }
             return size;
         }
 

@@ -16,27 +16,54 @@ namespace TfNetTrain.Reference
     /// </summary>
     internal static class CaseJson
     {
+        /// <summary>Nesting deeper than this is refused (a case file nests about ten levels).</summary>
+        public const int MaxDepth = 64;
+
+        /// <summary>A case file larger than this is refused (bytes).</summary>
+        public const int MaxBytes = 16 << 20;
+
+        // Reader quotas: depth bounds the recursion of the checks below; strings and names stay below the file cap.
+        private static readonly XmlDictionaryReaderQuotas Quotas = new XmlDictionaryReaderQuotas
+        {
+            MaxDepth = MaxDepth,
+            MaxStringContentLength = MaxBytes,
+            MaxArrayLength = MaxBytes,
+            MaxBytesPerRead = MaxBytes,
+            MaxNameTableCharCount = MaxBytes,
+        };
+
         // The JSON number grammar: the in-box reader passes number tokens through as text without checking them.
         private static readonly Regex NumberText = new Regex(@"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$");
 
         /// <summary>The document's root element; malformed JSON is a <see cref="CaseFormatException"/> on <c>(document)</c>.</summary>
         public static XElement Parse(byte[] utf8)
         {
+            if (utf8 == null) throw new ArgumentNullException(nameof(utf8));
+            if (utf8.Length > MaxBytes)
+                throw new CaseFormatException("(document)", "a JSON document of at most " + MaxBytes + " bytes", utf8.Length + " bytes");
             int start = utf8.Length >= 3 && utf8[0] == 0xEF && utf8[1] == 0xBB && utf8[2] == 0xBF ? 3 : 0;
             XElement root;
             try
             {
                 using (XmlDictionaryReader reader = JsonReaderWriterFactory.CreateJsonReader(
-                    utf8, start, utf8.Length - start, XmlDictionaryReaderQuotas.Max))
+                    utf8, start, utf8.Length - start, Quotas))
                 {
                     root = XElement.Load(reader);
                 }
             }
             catch (XmlException e)
             {
+                throw new CaseFormatException("(document)", "a JSON document nested at most " + MaxDepth + " levels",
+                    "malformed JSON: " + e.Message);
+            }
+            catch (Exception e) when (e is System.Runtime.Serialization.SerializationException || e is FormatException ||
+                                      e is ArgumentException || e is IndexOutOfRangeException || e is OverflowException ||
+                                      e is InvalidOperationException)
+            {
+                // What the base library's JSON reader throws on some malformed input besides XmlException.
                 throw new CaseFormatException("(document)", "a JSON document", "malformed JSON: " + e.Message);
             }
-            CheckValues(root, "");
+            CheckValues(root, "", 0);
             return root;
         }
 
@@ -47,6 +74,9 @@ namespace TfNetTrain.Reference
 
         public static XElement ParseFile(string path)
         {
+            long length = new FileInfo(path).Length;
+            if (length > MaxBytes)
+                throw new CaseFormatException("(document)", "a JSON document of at most " + MaxBytes + " bytes", length + " bytes in " + path);
             return Parse(File.ReadAllBytes(path));
         }
 
@@ -94,8 +124,10 @@ namespace TfNetTrain.Reference
             }
         }
 
-        private static void CheckValues(XElement value, string path)
+        private static void CheckValues(XElement value, string path, int depth)
         {
+            if (depth > MaxDepth)
+                throw new CaseFormatException(path.Length == 0 ? "(document)" : path, "at most " + MaxDepth + " levels of nesting", "deeper nesting");
             string kind = Kind(value);
             string where = path.Length == 0 ? "(document)" : path;
             double parsed;
@@ -110,13 +142,13 @@ namespace TfNetTrain.Reference
                     string key = Key(member);
                     string child = path.Length == 0 ? key : path + "." + key;
                     if (!seen.Add(key)) throw new CaseFormatException(child, "distinct keys", "\"" + key + "\" twice");
-                    CheckValues(member, child);
+                    CheckValues(member, child, depth + 1);
                 }
             }
             else if (kind == "array")
             {
                 int i = 0;
-                foreach (XElement item in value.Elements()) CheckValues(item, where + "[" + i++ + "]");
+                foreach (XElement item in value.Elements()) CheckValues(item, where + "[" + i++ + "]", depth + 1);
             }
         }
     }

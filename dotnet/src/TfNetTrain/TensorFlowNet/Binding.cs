@@ -67,6 +67,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (value == null) throw new ArgumentNullException(nameof(value));
             if (value is Tensor) return Op("identity", value);
+            if (value is Array array) value = NumPyApi.FromAny(array); // C# arrays keep their shape
             return Make("to_tensor", new[] { value, dtype });
         }
 
@@ -109,7 +110,8 @@ namespace TfNetTrain.TensorFlowNet
         public Tensor reshape(Tensor tensor, Shape shape) => Op("reshape", tensor, shape);
         public Tensor transpose(Tensor a, int[] perm = null) => perm == null ? Op("transpose", a) : Op("transpose", a, perm);
         public Tensor squeeze(Tensor input, int axis) => Op("squeeze", input, axis);
-        public Tensor expand_dims(Tensor input, int axis) => Op("expand_dims", input, axis);
+        public Tensor squeeze(Tensor input) => Op("squeeze", input);
+        public Tensor expand_dims(Tensor input, int axis = -1) => Op("expand_dims", input, axis);
         public Tensor concat(IEnumerable<Tensor> values, int axis) => Op("concat", values.ToList(), axis);
         public Tensor stack(IEnumerable<Tensor> values, int axis = 0) => Op("stack", values.ToList(), axis);
         public Tensor zeros(Shape shape, TF_DataType dtype = TF_DataType.TF_FLOAT) => Op("zeros", shape, dtype);

@@ -15,8 +15,12 @@ namespace TfNetTrain.TensorFlowNet
         TF_DOUBLE = 2,
         TF_INT32 = 3,
         TF_UINT8 = 4,
+        TF_INT16 = 5,
+        TF_INT8 = 6,
+        TF_STRING = 7,
         TF_INT64 = 9,
         TF_BOOL = 10,
+        TF_HALF = 19,
     }
 
     /// <summary>A tensor shape (TF.NET's <c>Shape</c>); converts from an int, int[] or long[]; -1 is unknown.</summary>
@@ -49,6 +53,25 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>The dimensions as ints.</summary>
         public int[] as_int_list() => _dims.Select(d => (int)d).ToArray();
+
+        /// <summary>The rank (TF.NET's <c>rank</c>).</summary>
+        public int rank => _dims.Length;
+
+        /// <summary>The dimensions as ints (TF.NET's <c>(int[])shape</c>).</summary>
+        public static explicit operator int[](Shape shape) => shape?.as_int_list();
+
+        /// <summary>The dimensions (TF.NET's <c>(long[])shape</c>).</summary>
+        public static explicit operator long[](Shape shape) => shape?.dims;
+
+        // TF.NET's tuple shapes: (28, 28, 1), (-1, 784).
+        public static implicit operator Shape((int, int) dims) => new Shape(dims.Item1, dims.Item2);
+        public static implicit operator Shape((int, int, int) dims) => new Shape(dims.Item1, dims.Item2, dims.Item3);
+        public static implicit operator Shape((int, int, int, int) dims) => new Shape(dims.Item1, dims.Item2, dims.Item3, dims.Item4);
+        public static implicit operator Shape((int, int, int, int, int) dims) => new Shape(dims.Item1, dims.Item2, dims.Item3, dims.Item4, dims.Item5);
+        public static implicit operator Shape((long, long) dims) => new Shape(dims.Item1, dims.Item2);
+        public static implicit operator Shape((long, long, long) dims) => new Shape(dims.Item1, dims.Item2, dims.Item3);
+        public static implicit operator Shape((long, long, long, long) dims) => new Shape(dims.Item1, dims.Item2, dims.Item3, dims.Item4);
+        public static implicit operator Shape(long dim) => new Shape(dim);
 
         public static implicit operator Shape(int dim) => new Shape(dim);
         public static implicit operator Shape(int[] dims) => dims == null ? null : new Shape(dims);
@@ -140,9 +163,20 @@ namespace TfNetTrain.TensorFlowNet
         {
             var handle = value as PythonHandle;
             if (handle != null) return handle.Handle.NewReference();
+            var array = value as NDArray;
+            if (array != null && array.IsPythonBacked) return array.PythonView();
             var shape = value as Shape;
             if (shape != null) return PyConvert.ToPython(shape.as_int_list());
             if (value is TF_DataType) return DTypeName((TF_DataType)value) is string name ? new PyString(name) : PyObject.None;
+            if (value is IDictionary<string, object> dictionary)
+            {
+                var dict = new PyDict();
+                foreach (var pair in dictionary)
+                {
+                    using (var v = ToPython(pair.Value)) dict[pair.Key] = v;
+                }
+                return dict;
+            }
             if (value is IEnumerable && !(value is string) && !(value is IDictionary) && !(value is int[]) && !(value is long[])
                 && !(value is float[]) && !(value is double[]))
             {
@@ -166,6 +200,10 @@ namespace TfNetTrain.TensorFlowNet
                 case TF_DataType.TF_INT32: return "int32";
                 case TF_DataType.TF_INT64: return "int64";
                 case TF_DataType.TF_UINT8: return "uint8";
+                case TF_DataType.TF_INT8: return "int8";
+                case TF_DataType.TF_INT16: return "int16";
+                case TF_DataType.TF_HALF: return "float16";
+                case TF_DataType.TF_STRING: return "string";
                 case TF_DataType.TF_BOOL: return "bool";
                 default: return null;
             }

@@ -1,4 +1,5 @@
 using System;
+using System.Collections;
 using System.Collections.Generic;
 using System.Linq;
 using Python.Runtime;
@@ -28,6 +29,19 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>One element per row of <paramref name="x"/>.</summary>
         public IDatasetV2 from_tensor_slices(NDArray x) => Slices(new[] { x });
+
+        /// <summary>Elements of the datasets side by side: (a, b) from datasets of one component each.</summary>
+        public IDatasetV2 zip(params IDatasetV2[] datasets)
+        {
+            if (datasets == null || datasets.Length < 2) throw new TfNetTrainArgumentException(nameof(datasets), "tf.data.Dataset.zip: takes two or more datasets");
+            for (int i = 0; i < datasets.Length; i++)
+            {
+                if (datasets[i] == null) throw new ArgumentNullException(nameof(datasets), $"datasets[{i}] is null");
+                if (!(datasets[i] is DatasetV2)) throw new TfNetTrainArgumentException(nameof(datasets), $"datasets[{i}] is a {datasets[i].GetType().Name}, not a dataset made by tf.data");
+            }
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f => (IDatasetV2)new DatasetV2(runtime, Face.Invoke(f, "tensors", "dataset_zip", new object[] { datasets.Cast<object>().ToList() })));
+        }
 
         /// <summary>One (x, y) element per row.</summary>
         public IDatasetV2 from_tensor_slices(NDArray x, NDArray y) => Slices(new[] { x, y });
@@ -114,8 +128,11 @@ namespace TfNetTrain.TensorFlowNet
         }
     }
 
-    /// <summary>A tf.data dataset (TF.NET's IDatasetV2).</summary>
-    public interface IDatasetV2 : IDisposable
+    /// <summary>
+    /// A tf.data dataset (TF.NET's IDatasetV2). Enumerating it from C# runs one pass: each element as (x, y) —
+    /// y null for one-component elements, and a third component (sample weights) refused.
+    /// </summary>
+    public interface IDatasetV2 : IDisposable, IEnumerable<(Tensors, Tensors)>
     {
         /// <summary>Shuffles with a buffer of <paramref name="buffer_size"/> elements.</summary>
         IDatasetV2 shuffle(int buffer_size, int? seed = null, bool reshuffle_each_iteration = true);
@@ -189,6 +206,35 @@ namespace TfNetTrain.TensorFlowNet
             for (int i = 0; i + 1 < namesAndValues.Length; i += 2) kwargs.Add(new KeyValuePair<string, object>((string)namesAndValues[i], namesAndValues[i + 1]));
             return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) }), class_names));
         }
+
+        /// <summary>One pass over the dataset: each element read from Python as it is asked for.</summary>
+        public IEnumerator<(Tensors, Tensors)> GetEnumerator()
+        {
+            PythonHandleBox iterator = Run(f => new PythonHandleBox(Runtime, Face.Invoke(f, "tensors", "dataset_iterator", new object[] { this })));
+            try
+            {
+                while (true)
+                {
+                    Tensor[] element = Run(f =>
+                    {
+                        using (var next = Face.Invoke(f, "tensors", "iterator_next", new object[] { iterator }))
+                        {
+                            return next.IsNone() ? null : Tensor.WrapList(Runtime, next);
+                        }
+                    });
+                    if (element == null) yield break;
+                    if (element.Length > 2)
+                        throw new TfNetTrainArgumentException("dataset", $"enumerating a dataset from C# gives (x, y); its elements have {element.Length} components");
+                    yield return (new Tensors(element[0]), element.Length > 1 ? new Tensors(element[1]) : null);
+                }
+            }
+            finally
+            {
+                iterator.Dispose();
+            }
+        }
+
+        IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
 
         /// <summary>"DatasetV2".</summary>
         public override string ToString() => "DatasetV2";

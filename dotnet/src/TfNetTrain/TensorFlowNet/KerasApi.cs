@@ -29,6 +29,9 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>An empty (or pre-filled) Sequential model; <see cref="Sequential.add"/> appends layers.</summary>
         public Sequential Sequential(List<ILayer> layers = null, string name = null) => new Sequential(layers, name);
 
+        /// <summary>A Sequential of the given layers (TF.NET's <c>keras.Sequential(new[] { ... })</c>).</summary>
+        public Sequential Sequential(ILayer[] layers, string name = null) => new Sequential(layers?.ToList(), name);
+
         /// <summary>A symbolic input for functional models: per-sample <paramref name="shape"/>, optional fixed batch size.</summary>
         public Tensor Input(Shape shape, int batch_size = -1, TF_DataType dtype = TF_DataType.DtInvalid, string name = null)
         {
@@ -57,6 +60,16 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>A functional model from symbolic inputs to outputs.</summary>
         public Functional Model(Tensor inputs, Tensor outputs, string name = null) => Model(new[] { inputs }, new[] { outputs }, name);
+
+        /// <summary>A functional model from several inputs/outputs given as Tensors (<c>new Tensors(a, b)</c>).</summary>
+        public Functional Model(Tensors inputs, Tensors outputs, string name = null)
+            => Model(inputs?.ToArray() ?? throw new ArgumentNullException(nameof(inputs)), outputs?.ToArray() ?? throw new ArgumentNullException(nameof(outputs)), name);
+
+        /// <summary>A functional model from several inputs to one output.</summary>
+        public Functional Model(Tensors inputs, Tensor outputs, string name = null) => Model(inputs, (Tensors)outputs, name);
+
+        /// <summary>A functional model from one input to the outputs a layer's Apply returned.</summary>
+        public Functional Model(Tensor inputs, Tensors outputs, string name = null) => Model((Tensors)inputs, outputs, name);
 
         /// <summary>A functional model from several inputs/outputs.</summary>
         public Functional Model(Tensor[] inputs, Tensor[] outputs, string name = null)

@@ -91,10 +91,13 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (_built == null)
             {
-                _built = IsHostCode ? MakeHostObject(runtime, f) : Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
+                _built = IsHostCode ? MakeHostObject(runtime, f) : MakeSpecObject(runtime, f);
             }
             return _built;
         }
+
+        /// <summary>The Keras layer of the spec.</summary>
+        internal virtual PyObject MakeSpecObject(PythonRuntime runtime, BridgeFacade f) => Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
 
         /// <summary>The Python object of a C# subclass, owning the layers it holds.</summary>
         internal virtual PyObject MakeHostObject(PythonRuntime runtime, BridgeFacade f)
@@ -208,6 +211,27 @@ namespace TfNetTrain.TensorFlowNet
                 new object[] { new PyObjectBox(PythonLayer(runtime, f)), name, shape.dims.ToList(), Face.DTypeName(dtype), initializer, trainable })));
         }
 
+        /// <summary>Every weight of the layer (trainable first, as Keras lists them); empty until it is built.</summary>
+        public List<IVariableV1> Weights => LayerVariables("weights");
+
+        /// <summary>The trainable weights.</summary>
+        public List<IVariableV1> TrainableWeights => LayerVariables("trainable_weights");
+
+        /// <summary>The weights that do not train (BatchNormalization's moving statistics, frozen layers').</summary>
+        public List<IVariableV1> NonTrainableWeights => LayerVariables("non_trainable_weights");
+
+        private List<IVariableV1> LayerVariables(string which)
+        {
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f =>
+            {
+                using (var list = Face.Invoke(f, "host_code", "layer_variables", new object[] { new PyObjectBox(PythonLayer(runtime, f)), which }))
+                {
+                    return ResourceVariable.WrapVariables(runtime, list);
+                }
+            });
+        }
+
         public virtual Tensor Apply(Tensor inputs, bool? training = null) => Apply(new[] { inputs }, training);
 
         /// <summary>Calls the layer on one tensor or several (TF.NET's signature; states and optional_args are not taken).</summary>
@@ -280,6 +304,9 @@ namespace TfNetTrain.TensorFlowNet
 
         private static object S(Shape s) => s?.as_int_list();
 
+        /// <summary>A 2-D layer's size: one number means both dimensions (TF.NET's <c>kernel_size: 5</c>), as Keras takes an int.</summary>
+        private static object S2(Shape s) => s == null ? null : s.ndim == 1 ? (object)(int)s[0] : s.as_int_list();
+
         public Layer InputLayer(Shape input_shape, int batch_size = -1, TF_DataType dtype = TF_DataType.DtInvalid, string name = null)
         {
             if (input_shape == null) throw new ArgumentNullException(nameof(input_shape));
@@ -298,20 +325,20 @@ namespace TfNetTrain.TensorFlowNet
 
         public Layer Conv2D(int filters, Shape kernel_size = null, Shape strides = null, string padding = "valid", Shape dilation_rate = null,
                             string activation = null, bool use_bias = true, string kernel_initializer = null, Shape input_shape = null, string name = null)
-            => L("Conv2D", input_shape, "filters", filters, "kernel_size", S(kernel_size ?? new Shape(5, 5)), "strides", S(strides), "padding", padding,
-                 "dilation_rate", S(dilation_rate), "activation", activation, "use_bias", use_bias, "kernel_initializer", kernel_initializer, "name", name);
+            => L("Conv2D", input_shape, "filters", filters, "kernel_size", S2(kernel_size ?? new Shape(5, 5)), "strides", S2(strides), "padding", padding,
+                 "dilation_rate", S2(dilation_rate), "activation", activation, "use_bias", use_bias, "kernel_initializer", kernel_initializer, "name", name);
 
         public Layer MaxPooling1D(int pool_size = 2, int? strides = null, string padding = "valid", string name = null)
             => L("MaxPooling1D", null, "pool_size", pool_size, "strides", strides, "padding", padding, "name", name);
 
         public Layer MaxPooling2D(Shape pool_size = null, Shape strides = null, string padding = "valid", string name = null)
-            => L("MaxPooling2D", null, "pool_size", S(pool_size ?? new Shape(2, 2)), "strides", S(strides), "padding", padding, "name", name);
+            => L("MaxPooling2D", null, "pool_size", S2(pool_size ?? new Shape(2, 2)), "strides", S2(strides), "padding", padding, "name", name);
 
         public Layer AveragePooling1D(int pool_size = 2, int? strides = null, string padding = "valid", string name = null)
             => L("AveragePooling1D", null, "pool_size", pool_size, "strides", strides, "padding", padding, "name", name);
 
         public Layer AveragePooling2D(Shape pool_size = null, Shape strides = null, string padding = "valid", string name = null)
-            => L("AveragePooling2D", null, "pool_size", S(pool_size ?? new Shape(2, 2)), "strides", S(strides), "padding", padding, "name", name);
+            => L("AveragePooling2D", null, "pool_size", S2(pool_size ?? new Shape(2, 2)), "strides", S2(strides), "padding", padding, "name", name);
 
         public Layer GlobalAveragePooling1D(string name = null) => L("GlobalAveragePooling1D", null, "name", name);
         public Layer GlobalAveragePooling2D(string name = null) => L("GlobalAveragePooling2D", null, "name", name);
@@ -361,13 +388,16 @@ namespace TfNetTrain.TensorFlowNet
         public Layer Activation(string activation, string name = null) => L("Activation", null, "activation", activation, "name", name);
         public Layer Softmax(int axis = -1, string name = null) => L("Softmax", null, "axis", axis, "name", name);
         public Layer ReLU(string name = null) => L("ReLU", null, "name", name);
+
+        /// <summary>TF.NET's Tanh layer: Keras's Activation("tanh").</summary>
+        public Layer Tanh(string name = null) => L("Activation", null, "activation", "tanh", "name", name);
         public Layer LeakyReLU(float alpha = 0.3f, string name = null) => L("LeakyReLU", null, "negative_slope", alpha, "name", name);
         public Layer ELU(float alpha = 1f, string name = null) => L("ELU", null, "alpha", alpha, "name", name);
         public Layer Reshape(Shape target_shape, string name = null) => L("Reshape", null, "target_shape", S(target_shape), "name", name);
         public Layer Permute(int[] dims, string name = null) => L("Permute", null, "dims", dims, "name", name);
         public Layer RepeatVector(int n, string name = null) => L("RepeatVector", null, "n", n, "name", name);
         public Layer UpSampling2D(Shape size = null, string interpolation = "nearest", string name = null)
-            => L("UpSampling2D", null, "size", S(size ?? new Shape(2, 2)), "interpolation", interpolation, "name", name);
+            => L("UpSampling2D", null, "size", S2(size ?? new Shape(2, 2)), "interpolation", interpolation, "name", name);
         public Layer ZeroPadding2D(Shape padding, string name = null) => L("ZeroPadding2D", null, "padding", S(padding), "name", name);
     }
 }

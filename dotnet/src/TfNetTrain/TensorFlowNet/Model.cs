@@ -10,19 +10,72 @@ namespace TfNetTrain.TensorFlowNet
     {
     }
 
+    /// <summary>
+    /// TensorFlow.NET's callback parameters (<c>new EarlyStopping(new CallbackParams { Model = model, Epochs = n }, ...)</c>):
+    /// accepted for its programs; fit gives every callback its model and epochs itself.
+    /// </summary>
+    public class CallbackParams
+    {
+        public IModel Model { get; set; }
+        public int Verbose { get; set; }
+        public int Epochs { get; set; }
+        public long Steps { get; set; }
+    }
+
     /// <summary>A Keras model (TF.NET's IModel).</summary>
     public interface IModel : ILayer
     {
+        /// <summary>Configures training.</summary>
+        void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = "keras");
+
+        /// <summary>Configures training from string identifiers.</summary>
+        void compile(string optimizer, string loss, string[] metrics = null, string semantics = "keras");
+
         /// <summary>Trains on arrays.</summary>
         History fit(NDArray x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
                     float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
                     Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0);
+
+        /// <summary>Trains a model of several inputs, one array per input.</summary>
+        History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                    float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
+                    int initial_epoch = 0);
+
+        /// <summary>Loss and metrics over arrays.</summary>
+        Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+
+        /// <summary>Loss and metrics of a model of several inputs.</summary>
+        Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+
+        /// <summary>The outputs of a model of several inputs.</summary>
+        Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0);
+
+        /// <summary>The outputs for every sample.</summary>
+        Tensors predict(NDArray x, int batch_size = -1, int verbose = 0);
 
         /// <summary>Prints and returns the Keras summary.</summary>
         string summary();
 
         /// <summary>The trainable variables (Keras order).</summary>
         List<IVariableV1> TrainableVariables { get; }
+
+        /// <summary>The layers.</summary>
+        List<ILayer> Layers { get; }
+
+        /// <summary>The weights as arrays (Keras order).</summary>
+        List<NDArray> get_weights();
+
+        /// <summary>Sets every weight (Keras order).</summary>
+        void set_weights(IList<NDArray> weights);
+
+        /// <summary>Writes the weights (".weights.h5", or TF.NET's ".h5").</summary>
+        void save_weights(string filepath);
+
+        /// <summary>Reads weights written by save_weights.</summary>
+        void load_weights(string filepath);
+
+        /// <summary>The Keras config as JSON text.</summary>
+        string get_config();
     }
 
     /// <summary>
@@ -80,6 +133,24 @@ namespace TfNetTrain.TensorFlowNet
         public override string Name => _name ?? EngineModel.Runtime.Run(() => { using (var n = EngineModel.PythonObject.GetAttr("name")) return n.As<string>(); });
 
         internal override PyObject PythonLayer(PythonRuntime runtime, BridgeFacade f) => EngineModel.PythonObject;
+
+        /// <summary>The output shape (-1 for the batch and other unknown sizes); the first output's for several.</summary>
+        public Shape output_shape => ShapeAttribute("output_shape");
+
+        /// <summary>The input shape (-1 for the batch and other unknown sizes); the first input's for several.</summary>
+        public Shape input_shape => ShapeAttribute("input_shape");
+
+        private Shape ShapeAttribute(string name)
+        {
+            TfNetTrain.Model model = EngineModel;
+            return model.Runtime.Run(() =>
+            {
+                using (var s = Face.Invoke(model.Runtime.Facade, "host_code", "model_shape", new object[] { new PyObjectBox(model.PythonObject), name }))
+                {
+                    return new Shape(PyConvert.Iterate(s).Select(d => d.IsNone() ? -1L : d.As<long>()).ToArray());
+                }
+            });
+        }
 
         /// <summary>
         /// One training step (Keras's <c>train_step(data)</c>, with <c>data</c> unpacked): a C# subclass may override
@@ -175,16 +246,30 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>Configures training (optimizer and loss objects or their string names, metric names).</summary>
-        public void compile(OptimizerV2 optimizer = null, Loss loss = null, string[] metrics = null, string semantics = "keras")
+        public void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = "keras")
         {
-            if (loss != null && loss.Spec == null) compile(optimizer, loss, (metrics ?? new string[0]).Cast<object>().ToArray(), semantics);
-            else EngineModel.Compile(optimizer?.Spec ?? (OptimizerSpec)"rmsprop", loss?.Spec, metrics, semantics);
+            OptimizerV2 opt = Optimizer(optimizer);
+            Loss lossObject = LossOf(loss);
+            if (lossObject != null && lossObject.Spec == null) compile(opt, lossObject, (metrics ?? new string[0]).Cast<object>().ToArray(), semantics);
+            else EngineModel.Compile(opt?.Spec ?? (OptimizerSpec)"rmsprop", lossObject?.Spec, metrics, semantics);
+        }
+
+        private static OptimizerV2 Optimizer(IOptimizer optimizer)
+        {
+            if (optimizer == null || optimizer is OptimizerV2) return (OptimizerV2)optimizer;
+            throw new TfNetTrainArgumentException(nameof(optimizer), $"compile takes keras.optimizers.* (or new Adam(...), ...); got a {optimizer.GetType().Name}");
+        }
+
+        private static Loss LossOf(ILossFunc loss)
+        {
+            if (loss == null || loss is Loss) return (Loss)loss;
+            throw new TfNetTrainArgumentException(nameof(loss), $"compile takes keras.losses.* or a Loss subclass; got a {loss.GetType().Name}");
         }
 
         /// <summary>Configures training with metric objects (keras.metrics.*, C# Metric subclasses) or names.</summary>
-        public void compile(OptimizerV2 optimizer, Loss loss, Metric[] metrics, string semantics = "keras")
+        public void compile(IOptimizer optimizer, ILossFunc loss, Metric[] metrics, string semantics = "keras")
         {
-            compile(optimizer, loss, (metrics ?? new Metric[0]).Cast<object>().ToArray(), semantics);
+            compile(Optimizer(optimizer), LossOf(loss), (metrics ?? new Metric[0]).Cast<object>().ToArray(), semantics);
         }
 
         private void compile(OptimizerV2 optimizer, Loss loss, object[] metrics, string semantics)
@@ -263,6 +348,42 @@ namespace TfNetTrain.TensorFlowNet
         public Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
         {
             return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+        }
+
+        /// <summary>Trains a model of several inputs on one array per input.</summary>
+        public History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
+                           float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
+                           int initial_epoch = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            return EngineModel.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
+                                   sample_weight, initial_epoch, null, (IList<NDArray>)null, null, 1, class_weight);
+        }
+
+        /// <summary>Loss and metrics of a model of several inputs, one array per input.</summary>
+        public Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+        }
+
+        /// <summary>The outputs for tensors (TF.NET's <c>predict(Tensors)</c>: one tensor per model input).</summary>
+        public Tensors predict(Tensors x, int batch_size = -1, int verbose = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            NDArray[] arrays = x.Select(t => t.numpy()).ToArray();
+            IList<NDArray> outputs = arrays.Length == 1
+                ? EngineModel.PredictOutputs(arrays[0], batch_size > 0 ? (int?)batch_size : null)
+                : EngineModel.PredictOutputs(arrays, batch_size > 0 ? (int?)batch_size : null);
+            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
+        }
+
+        /// <summary>The outputs of a model of several inputs, one array per input.</summary>
+        public Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0)
+        {
+            if (x == null) throw new ArgumentNullException(nameof(x));
+            IList<NDArray> outputs = EngineModel.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
+            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
         }
 
         /// <summary>Loss and metrics over a dataset of (x, y) batches.</summary>
@@ -422,11 +543,22 @@ namespace TfNetTrain.TensorFlowNet
     {
         private readonly List<ILayer> _layers;
         private readonly string _seqName;
+        private Tensor _input;
 
         internal Sequential(List<ILayer> layers, string name) : base(null, name)
         {
             _layers = layers == null ? new List<ILayer>() : new List<ILayer>(layers);
             _seqName = name;
+        }
+
+        /// <summary>Starts the model with an input (<c>model.add(keras.Input(shape))</c>, as TF.NET programs do).</summary>
+        public void add(Tensor input)
+        {
+            if (input == null) throw new ArgumentNullException(nameof(input));
+            if (IsModelBuilt) throw new InvalidOperationException("layers cannot be added once the model is built (compile, fit, summary, ...)");
+            if (_layers.Count > 0 || _input != null)
+                throw new TfNetTrainArgumentException(nameof(input), "keras.Input(...) must be the first thing added to a Sequential");
+            _input = input;
         }
 
         /// <summary>Appends a layer (a keras.layers one, or a model used as a layer).</summary>
@@ -447,14 +579,20 @@ namespace TfNetTrain.TensorFlowNet
             PythonRuntime runtime = Face.Runtime;
             var items = new List<Layer>();
             var first = (Layer)_layers[0];
-            if (first.InputShape != null)
+            if (_input != null)
+            {
+                Shape shape = _input.shape;
+                items.Add(new Layer(new LayerSpec("Input", KerasInterface.InputArguments(new Shape(shape.dims.Skip(1).ToArray()),
+                    shape[0] < 0 ? -1 : (int)shape[0], _input.dtype, null))));
+            }
+            else if (first.InputShape != null)
                 items.Add(new Layer(new LayerSpec("Input", KerasInterface.InputArguments(first.InputShape, first.BatchSize, TF_DataType.DtInvalid, null))));
             items.AddRange(_layers.Cast<Layer>());
-            if (items.All(l => !l.IsBuilt && !(l is Model)))
-                return Keras.Sequential(items.Select(l => l.Spec), _seqName);
+            // Every layer is made as the Python object its C# Layer holds (one set of objects: layer.Weights, Apply and
+            // the model see the same layer); the Input stays a spec.
             return Face.Run(runtime, f =>
             {
-                var parts = items.Select(l => l.IsBuilt || l is Model ? (object)new PyObjectBox(l.PythonLayer(runtime, f)) : l.Spec).ToList();
+                var parts = items.Select(l => l.Spec != null && l.Spec.ClassName == "Input" ? (object)l.Spec : new PyObjectBox(l.PythonLayer(runtime, f))).ToList();
                 using (var m = Face.Invoke(f, "tensors", "sequential_of", new object[] { parts, _seqName }))
                 {
                     return TfNetTrain.Model.FromPython(m, runtime);

@@ -5,8 +5,19 @@ using Python.Runtime;
 
 namespace TfNetTrain.TensorFlowNet
 {
-    /// <summary>An optimizer (TF.NET's IOptimizer): an <see cref="OptimizerSpec"/>, built in Python on first apply_gradients.</summary>
-    public sealed class OptimizerV2
+    /// <summary>An optimizer (TF.NET's IOptimizer).</summary>
+    public interface IOptimizer
+    {
+        /// <summary>One update of the variables by their gradients.</summary>
+        void apply_gradients(IEnumerable<(Tensor, IVariableV1)> grads_and_vars);
+    }
+
+    /// <summary>
+    /// An optimizer: an <see cref="OptimizerSpec"/> (what compile builds afresh) and the Python optimizer a custom loop
+    /// updates with apply_gradients. TF.NET's classes (<see cref="Adam"/>, <see cref="SGD"/>, <see cref="RMSprop"/>,
+    /// <see cref="AdamW"/>) and <c>keras.optimizers.*</c> make the same objects.
+    /// </summary>
+    public class OptimizerV2 : IOptimizer
     {
         private PythonHandleBox _built;
 
@@ -72,20 +83,55 @@ namespace TfNetTrain.TensorFlowNet
         {
         }
 
-        public OptimizerV2 SGD(float learning_rate = 0.01f, float momentum = 0f, bool nesterov = false)
-            => new OptimizerV2(Optimizers.SGD(learningRate: learning_rate, momentum: momentum, nesterov: nesterov), build: true);
+        public OptimizerV2 SGD(float learning_rate = 0.01f, float momentum = 0f, bool nesterov = false) => new SGD(learning_rate, momentum, nesterov);
 
         public OptimizerV2 Adam(float learning_rate = 0.001f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f, bool amsgrad = false, string name = null)
-            => new OptimizerV2(Optimizers.Create("Adam", new Dictionary<string, object>
-            {
-                { "learning_rate", learning_rate }, { "beta_1", beta_1 }, { "beta_2", beta_2 }, { "epsilon", epsilon }, { "amsgrad", amsgrad }, { "name", name },
-            }), build: true);
+            => new Adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, name);
 
         public OptimizerV2 AdamW(float learning_rate = 0.001f, float weight_decay = 0.004f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f)
-            => new OptimizerV2(Optimizers.AdamW(learningRate: learning_rate, weightDecay: weight_decay, beta1: beta_1, beta2: beta_2, epsilon: epsilon), build: true);
+            => new AdamW(learning_rate, weight_decay, beta_1, beta_2, epsilon);
 
         public OptimizerV2 RMSprop(float learning_rate = 0.001f, float rho = 0.9f, float momentum = 0f, float epsilon = 1e-7f, bool centered = false, string name = null)
-            => new OptimizerV2(Optimizers.RMSprop(learningRate: learning_rate, rho: rho, momentum: momentum, epsilon: epsilon, centered: centered, name: name), build: true);
+            => new RMSprop(learning_rate, rho, momentum, epsilon, centered, name);
+    }
+
+    /// <summary>Stochastic gradient descent (TF.NET's <c>new SGD(...)</c>).</summary>
+    public sealed class SGD : OptimizerV2
+    {
+        public SGD(float learning_rate = 0.01f, float momentum = 0f, bool nesterov = false)
+            : base(Optimizers.SGD(learningRate: learning_rate, momentum: momentum, nesterov: nesterov), build: true)
+        {
+        }
+    }
+
+    /// <summary>Adam (TF.NET's <c>new Adam(...)</c>).</summary>
+    public sealed class Adam : OptimizerV2
+    {
+        public Adam(float learning_rate = 0.001f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f, bool amsgrad = false, string name = null)
+            : base(Optimizers.Create("Adam", new Dictionary<string, object>
+            {
+                { "learning_rate", learning_rate }, { "beta_1", beta_1 }, { "beta_2", beta_2 }, { "epsilon", epsilon }, { "amsgrad", amsgrad }, { "name", name },
+            }), build: true)
+        {
+        }
+    }
+
+    /// <summary>AdamW (TF.NET's <c>new AdamW(...)</c>).</summary>
+    public sealed class AdamW : OptimizerV2
+    {
+        public AdamW(float learning_rate = 0.001f, float weight_decay = 0.004f, float beta_1 = 0.9f, float beta_2 = 0.999f, float epsilon = 1e-7f)
+            : base(Optimizers.AdamW(learningRate: learning_rate, weightDecay: weight_decay, beta1: beta_1, beta2: beta_2, epsilon: epsilon), build: true)
+        {
+        }
+    }
+
+    /// <summary>RMSprop (TF.NET's <c>new RMSprop(...)</c>).</summary>
+    public sealed class RMSprop : OptimizerV2
+    {
+        public RMSprop(float learning_rate = 0.001f, float rho = 0.9f, float momentum = 0f, float epsilon = 1e-7f, bool centered = false, string name = null)
+            : base(Optimizers.RMSprop(learningRate: learning_rate, rho: rho, momentum: momentum, epsilon: epsilon, centered: centered, name: name), build: true)
+        {
+        }
     }
 
     /// <summary>
@@ -93,7 +139,7 @@ namespace TfNetTrain.TensorFlowNet
     /// subclass overriding <see cref="Apply"/> (the per-sample loss), which Keras reduces and weighs as its own
     /// losses — in compile it runs while TensorFlow traces the training step.
     /// </summary>
-    public class Loss
+    public class Loss : ILossFunc
     {
         private PythonHandleBox _built;
         private readonly string _reduction;
@@ -165,6 +211,16 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         public override string ToString() => Spec == null ? GetType().Name : Spec.ToString();
+    }
+
+    /// <summary>A loss function (TF.NET's ILossFunc).</summary>
+    public interface ILossFunc
+    {
+        /// <summary>The reduction.</summary>
+        string Reduction { get; }
+
+        /// <summary>The loss of a batch.</summary>
+        Tensor Call(Tensor y_true, Tensor y_pred, Tensor sample_weight = null);
     }
 
     /// <summary>TF.NET's loss reductions (Keras 3's names; AUTO is sum_over_batch_size).</summary>

@@ -40,14 +40,28 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>The rank.</summary>
         public int ndim => shape.ndim;
 
-        /// <summary>The value, copied into C#.</summary>
+        /// <summary>
+        /// The value as an NDArray backed by the numpy array TensorFlow gives (no copy into C# until it is read with
+        /// GetData/ToArray or a cast).
+        /// </summary>
         public NDArray numpy()
         {
-            return Run(f =>
-            {
-                using (var a = Face.Invoke(f, "tensors", "tensor_numpy", new object[] { this })) return ArrayExchange.FromNumpy(a);
-            });
+            return Run(f => NDArray.WrapPython(Runtime, Face.Invoke(f, "tensors", "tensor_value", new object[] { this })));
         }
+
+        /// <summary>t[i, j, ...]: a sub-tensor (TensorFlow's strided slice).</summary>
+        public Tensor this[params int[] indices] => Slice(indices.Cast<object>().ToList());
+
+        /// <summary>t["1:3, :"], t[":, 0"], t["::2"]: NumPy's slice notation, comma-separated per axis.</summary>
+        public Tensor this[string slice] => Slice(new List<object> { slice ?? throw new ArgumentNullException(nameof(slice)) });
+
+        /// <summary>t[slices]: one <see cref="TensorFlowNet.Slice"/> per axis.</summary>
+        public Tensor this[params Slice[] slices] => Slice(new List<object> { string.Join(",", slices.Select(s => s.ToString())) });
+
+        private Tensor Slice(List<object> key) => Run(f => Wrap(Runtime, Face.Invoke(f, "tensors", "tensor_getitem", new object[] { this, key })));
+
+        /// <summary>Graph mode is not supported: throws <see cref="GraphModeNotSupportedException"/> (read <see cref="numpy"/> instead).</summary>
+        public NDArray eval(Session session, params FeedItem[] feed_dict) => throw new GraphModeNotSupportedException("Tensor.eval", "read tensor.numpy()");
 
         /// <summary>The elements in row-major order (T: float, double, int or long, as the dtype).</summary>
         public T[] ToArray<T>() => numpy().ToArray<T>();
@@ -94,6 +108,28 @@ namespace TfNetTrain.TensorFlowNet
         public static Tensor operator *(float a, Tensor b) => Binding.tf.Op("multiply", a, b);
         public static Tensor operator /(Tensor a, Tensor b) => Binding.tf.divide(a, b);
         public static Tensor operator /(Tensor a, float b) => Binding.tf.Op("divide", a, b);
+        public static Tensor operator /(float a, Tensor b) => Binding.tf.Op("divide", a, b);
+        public static Tensor operator <(Tensor a, Tensor b) => Binding.tf.less(a, b);
+        public static Tensor operator >(Tensor a, Tensor b) => Binding.tf.greater(a, b);
+        public static Tensor operator <=(Tensor a, Tensor b) => Binding.tf.less_equal(a, b);
+        public static Tensor operator >=(Tensor a, Tensor b) => Binding.tf.greater_equal(a, b);
+        public static Tensor operator <(Tensor a, float b) => Binding.tf.Op("less", a, b);
+        public static Tensor operator >(Tensor a, float b) => Binding.tf.Op("greater", a, b);
+        public static Tensor operator <=(Tensor a, float b) => Binding.tf.Op("less_equal", a, b);
+        public static Tensor operator >=(Tensor a, float b) => Binding.tf.Op("greater_equal", a, b);
+
+        /// <summary>An eager tensor of a C# number (float32, float64, int32, int64, as the C# type).</summary>
+        public static implicit operator Tensor(float value) => Binding.tf.constant(value);
+        public static implicit operator Tensor(double value) => Binding.tf.constant(value);
+        public static implicit operator Tensor(int value) => Binding.tf.constant(value);
+        public static implicit operator Tensor(long value) => Binding.tf.constant(value);
+
+        // A one-element tensor reads as a number (TF.NET's explicit casts).
+        public static explicit operator float(Tensor t) => (float)(t ?? throw new ArgumentNullException(nameof(t))).numpy();
+        public static explicit operator double(Tensor t) => (double)(t ?? throw new ArgumentNullException(nameof(t))).numpy();
+        public static explicit operator int(Tensor t) => (int)(t ?? throw new ArgumentNullException(nameof(t))).numpy();
+        public static explicit operator long(Tensor t) => (long)(t ?? throw new ArgumentNullException(nameof(t))).numpy();
+        public static explicit operator bool(Tensor t) => (bool)(t ?? throw new ArgumentNullException(nameof(t))).numpy();
 
         /// <summary>"tf.Tensor: shape=(2, 3), dtype=TF_FLOAT".</summary>
         public override string ToString() => IsDisposed ? "tf.Tensor (disposed)" : $"tf.Tensor: shape={shape}, dtype={dtype}";
@@ -110,6 +146,9 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>The value, copied into C#.</summary>
         NDArray numpy();
+
+        /// <summary>The current value as a tensor (a snapshot).</summary>
+        Tensor AsTensor();
     }
 
     /// <summary>A Keras/TensorFlow variable held from C#; reads are live (they see every update).</summary>
@@ -121,6 +160,31 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>The variable's path.</summary>
         public string Name => name;
+
+        /// <summary>Sets the value (same shape; converted to the variable's dtype); returns this variable.</summary>
+        public ResourceVariable assign(Tensor value) => Assign("assign", value, nameof(value));
+
+        /// <summary>Adds <paramref name="delta"/> in place; returns this variable.</summary>
+        public ResourceVariable assign_add(Tensor delta) => Assign("assign_add", delta, nameof(delta));
+
+        /// <summary>Subtracts <paramref name="delta"/> in place; returns this variable.</summary>
+        public ResourceVariable assign_sub(Tensor delta) => Assign("assign_sub", delta, nameof(delta));
+
+        /// <summary>The current value as a tensor (a snapshot: later updates do not change it).</summary>
+        public Tensor AsTensor() => Binding.tf.identity(this);
+
+        /// <summary>Same as <see cref="AsTensor"/>.</summary>
+        public Tensor value() => AsTensor();
+
+        /// <summary>True when a tape watches it without being told (trainable variables).</summary>
+        public bool trainable => Run(f => { using (var t = Handle.GetAttr("trainable")) return t.IsTrue(); });
+
+        private ResourceVariable Assign(string method, Tensor value, string paramName)
+        {
+            if (value == null) throw new ArgumentNullException(paramName);
+            Run(f => { Face.Call(f, "tensors", "variable_assign", new object[] { this, method, value }); return 0; });
+            return this;
+        }
 
         internal static List<IVariableV1> WrapVariables(PythonRuntime runtime, PyObject list)
         {
@@ -161,6 +225,21 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>d target / d each source tensor (watched or variables).</summary>
         public Tensor[] gradient(Tensor target, IEnumerable<Tensor> sources)
+        {
+            if (sources == null) throw new ArgumentNullException(nameof(sources));
+            return Gradient(target, sources.Cast<object>().ToArray(), nameof(sources));
+        }
+
+        /// <summary>d target / d each of two sources (TF.NET's <c>var (dW, db) = tape.gradient(loss, (W, b))</c>).</summary>
+        public (Tensor, Tensor) gradient(Tensor target, (ResourceVariable, ResourceVariable) sources)
+        {
+            if (sources.Item1 == null || sources.Item2 == null) throw new ArgumentNullException(nameof(sources));
+            Tensor[] g = Gradient(target, new object[] { sources.Item1, sources.Item2 }, nameof(sources));
+            return (g[0], g[1]);
+        }
+
+        /// <summary>d target / d each source variable.</summary>
+        public Tensor[] gradient(Tensor target, ResourceVariable[] sources)
         {
             if (sources == null) throw new ArgumentNullException(nameof(sources));
             return Gradient(target, sources.Cast<object>().ToArray(), nameof(sources));

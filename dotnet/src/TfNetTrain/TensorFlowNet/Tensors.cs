@@ -9,11 +9,11 @@ namespace TfNetTrain.TensorFlowNet
     /// One tensor or several (TF.NET's <c>Tensors</c>): what <c>predict</c> returns, one tensor per model output.
     /// A single tensor converts to <see cref="Tensor"/> implicitly, so single-output code reads as before
     /// (<c>Tensor y = model.predict(x)</c>, <c>model.predict(x).numpy()</c>); with several outputs index it or
-    /// enumerate it.
+    /// enumerate it. <see cref="Add"/> appends (TF.NET's collection initialisers: <c>new Tensors { a, b }</c>).
     /// </summary>
     public sealed class Tensors : IReadOnlyList<Tensor>, IDisposable
     {
-        private readonly Tensor[] _items;
+        private readonly List<Tensor> _items;
 
         /// <summary>The given tensors, in order.</summary>
         public Tensors(params Tensor[] tensors)
@@ -21,14 +21,17 @@ namespace TfNetTrain.TensorFlowNet
             if (tensors == null) throw new ArgumentNullException(nameof(tensors));
             for (int i = 0; i < tensors.Length; i++)
                 if (tensors[i] == null) throw new ArgumentNullException(nameof(tensors), $"tensors[{i}] is null");
-            _items = (Tensor[])tensors.Clone();
+            _items = new List<Tensor>(tensors);
         }
 
+        /// <summary>Appends <paramref name="tensor"/>.</summary>
+        public void Add(Tensor tensor) => _items.Add(tensor ?? throw new ArgumentNullException(nameof(tensor)));
+
         /// <summary>Number of tensors.</summary>
-        public int Length => _items.Length;
+        public int Length => _items.Count;
 
         /// <inheritdoc/>
-        public int Count => _items.Length;
+        public int Count => _items.Count;
 
         /// <summary>Tensor <paramref name="index"/> (model output <paramref name="index"/>).</summary>
         public Tensor this[int index] => _items[index];
@@ -38,14 +41,14 @@ namespace TfNetTrain.TensorFlowNet
         {
             get
             {
-                if (_items.Length != 1)
-                    throw new InvalidOperationException($"Tensors holds {_items.Length} tensors, not one: index it (tensors[i]) or enumerate it");
+                if (_items.Count != 1)
+                    throw new InvalidOperationException($"Tensors holds {_items.Count} tensors, not one: index it (tensors[i]) or enumerate it");
                 return _items[0];
             }
         }
 
         /// <summary>True when there is exactly one tensor.</summary>
-        public bool IsSingle() => _items.Length == 1;
+        public bool IsSingle() => _items.Count == 1;
 
         /// <summary>The value of the only tensor, copied into C# (see <see cref="Single"/>).</summary>
         public NDArray numpy() => Single.numpy();
@@ -57,13 +60,19 @@ namespace TfNetTrain.TensorFlowNet
         public TF_DataType dtype => _items[0].dtype;
 
         /// <inheritdoc/>
-        public IEnumerator<Tensor> GetEnumerator() => ((IEnumerable<Tensor>)_items).GetEnumerator();
+        public IEnumerator<Tensor> GetEnumerator() => _items.GetEnumerator();
 
         IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
 
         public static implicit operator Tensors(Tensor tensor) => tensor == null ? null : new Tensors(tensor);
 
         public static implicit operator Tensors(Tensor[] tensors) => tensors == null ? null : new Tensors(tensors);
+
+        /// <summary>Two tensors (TF.NET's <c>layer.Apply((a, b))</c>, <c>keras.Model((in1, in2), out)</c>).</summary>
+        public static implicit operator Tensors((Tensor, Tensor) pair) => new Tensors(pair.Item1, pair.Item2);
+
+        /// <summary>Three tensors.</summary>
+        public static implicit operator Tensors((Tensor, Tensor, Tensor) triple) => new Tensors(triple.Item1, triple.Item2, triple.Item3);
 
         /// <summary>The only tensor (an InvalidOperationException when there are several).</summary>
         public static implicit operator Tensor(Tensors tensors) => tensors?.Single;
@@ -77,6 +86,6 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>The tensor, or "N Tensors: ...".</summary>
-        public override string ToString() => _items.Length == 1 ? _items[0].ToString() : $"{_items.Length} Tensors: " + string.Join("; ", _items.Select(t => t.ToString()));
+        public override string ToString() => _items.Count == 1 ? _items[0].ToString() : $"{_items.Count} Tensors: " + string.Join("; ", _items.Select(t => t.ToString()));
     }
 }

@@ -1,0 +1,125 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using NUnit.Framework;
+using TfNetTrain.TensorFlowNet;
+using static TfNetTrain.TensorFlowNet.Binding;
+using static TfNetTrain.TensorFlowNet.KerasApi;
+
+namespace TfNetTrain.Tests
+{
+    /// <summary>TF.NET's model types and members, written as TF.NET programs use them: IModel, optimizer classes,
+    /// the fit result as a callback, Sequential.add(keras.Input), output_shape, layer weights, nested Sequentials.</summary>
+    [TestFixture]
+    public class TensorFlowNetModelTests
+    {
+        private static IModel Functional()
+        {
+            var inputs = keras.Input(shape: 3);
+            var outputs = keras.layers.Dense(2).Apply(inputs);
+            return keras.Model(inputs, outputs);
+        }
+
+        [Test]
+        public void IModelTrainsThroughItsInterface()
+        {
+            IModel model = Functional();
+            IOptimizer optimizer = new Adam(0.01f);
+            model.compile(optimizer, keras.losses.MeanSquaredError());
+            var x = Data.Uniform(1, 16, 3);
+            var y = Data.Uniform(2, 16, 2);
+            ICallback result = model.fit(x, y, batch_size: 8, epochs: 2, verbose: 0);
+            var history = ((History)result).history;
+            Assert.AreEqual(2, history["loss"].Count);
+            Assert.Less(history["loss"][1], history["loss"][0], "Adam lowers the loss on its own batches");
+            Assert.AreEqual(2, model.TrainableVariables.Count);
+            Assert.AreEqual(new[] { 16, 2 }, model.predict(x).numpy().Shape);
+        }
+
+        [Test]
+        public void OptimizerClassesAreTheKerasOptimizers()
+        {
+            CollectionAssert.AreEqual(new[] { "Adam", "SGD", "RMSprop", "AdamW" },
+                new OptimizerV2[] { new Adam(), new SGD(), new RMSprop(), new AdamW() }.Select(o => o.Spec.ClassName).ToArray());
+            IModel model = Functional();
+            List<NDArray> before = model.get_weights();
+            var x = tf.constant(Data.Uniform(3, 4, 3));
+            var sgd = new SGD(0.5f);
+            Tensor[] grads;
+            using (var tape = tf.GradientTape())
+            {
+                var loss = tf.reduce_mean(tf.square(model.Apply(x)));
+                grads = tape.gradient(loss, model.TrainableVariables);
+            }
+            sgd.apply_gradients(zip(grads, model.TrainableVariables));
+            List<NDArray> after = model.get_weights();
+            for (int i = 0; i < 2; i++)
+            {
+                float[] w0 = before[i].ToArray<float>(), w1 = after[i].ToArray<float>(), g = grads[i].ToArray<float>();
+                for (int k = 0; k < w0.Length; k++) Assert.AreEqual(w0[k] - 0.5f * g[k], w1[k], 1e-6, $"weights[{i}][{k}] moved by -lr * gradient");
+            }
+            var error = Assert.Throws<TfNetTrainArgumentException>(() => model.compile(new NotAnOptimizer(), keras.losses.MeanSquaredError()));
+            StringAssert.Contains("NotAnOptimizer", error.Message);
+        }
+
+        private sealed class NotAnOptimizer : IOptimizer
+        {
+            public void apply_gradients(IEnumerable<(Tensor, IVariableV1)> grads_and_vars) { }
+        }
+
+        [Test]
+        public void ModelOfTwoInputsTrainsOnOneArrayPerInput()
+        {
+            var a = keras.Input(shape: 3);
+            var b = keras.Input(shape: 2);
+            var joined = keras.layers.Concatenate().Apply(new Tensors(a, b));
+            IModel model = keras.Model(new Tensors(a, b), keras.layers.Dense(1).Apply(joined));
+            model.compile(new SGD(0.1f), keras.losses.MeanSquaredError());
+            var x = new[] { Data.Uniform(4, 12, 3), Data.Uniform(5, 12, 2) };
+            var y = Data.Uniform(6, 12, 1);
+            History history = model.fit(x, y, batch_size: 4, epochs: 3, verbose: 0, shuffle: false);
+            Assert.AreEqual(3, history["loss"].Count);
+            var expected = ((Functional)model).Model.Evaluate(x, y);
+            Assert.AreEqual(expected["loss"], model.evaluate(x, y, verbose: 0)["loss"], "the same call as the PascalCase Evaluate");
+            Assert.AreEqual(new[] { 12, 1 }, model.predict(x).numpy().Shape);
+        }
+
+        [Test]
+        public void SequentialStartsWithKerasInput()
+        {
+            var model = keras.Sequential();
+            model.add(keras.Input(shape: 16));
+            model.add(keras.layers.Dense(32));
+            Assert.AreEqual(new Shape(-1, 32), model.output_shape);
+            Assert.AreEqual(new Shape(-1, 16), model.input_shape);
+            Assert.Throws<TfNetTrainArgumentException>(() => keras.Sequential(new[] { keras.layers.Dense(1) }).add(keras.Input(shape: 2)),
+                "keras.Input after a layer is refused");
+        }
+
+        [Test]
+        public void NestedSequentialPredicts()
+        {
+            var block = keras.Sequential(new[]
+            {
+                keras.layers.InputLayer(new Shape(3, 3)),
+                keras.Sequential(new[] { keras.layers.Flatten(), keras.layers.Dense(5) }),
+            });
+            block.compile(keras.optimizers.Adam(), keras.losses.CategoricalCrossentropy());
+            Assert.AreEqual(new[] { 1, 5 }, block.predict(new NDArray(new float[9], 1, 3, 3)).numpy().Shape);
+        }
+
+        [Test]
+        public void LayerWeightsAreListedAsKerasListsThem()
+        {
+            var model = keras.Sequential();
+            model.add(keras.layers.Dense(4, input_shape: 3));
+            var norm = keras.layers.BatchNormalization();
+            model.add(norm);
+            model.summary();
+            Assert.AreEqual(4, norm.Weights.Count);
+            Assert.AreEqual(2, norm.TrainableWeights.Count);
+            Assert.AreEqual(2, norm.NonTrainableWeights.Count);
+            Assert.AreEqual(1, norm.Weights.Count(w => w.Name.EndsWith("gamma")));
+        }
+    }
+}
