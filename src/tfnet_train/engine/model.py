@@ -23,6 +23,7 @@ from keras.src.trainers.trainer import Trainer as KerasTrainer
 from tfnet_train import archives
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
+from tfnet_train.engine.export import ExportMixin
 from tfnet_train.engine.fit import FitMixin
 from tfnet_train.engine.on_batch import OnBatchMixin
 from tfnet_train.engine.predict import PredictMixin
@@ -179,7 +180,7 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
                     raise ValueError(f"x and {name} must have the same number of samples, got x: {n}, {name}: {m}")
 
 
-class Model(Trainer, SaveMixin, keras.Model):
+class Model(Trainer, SaveMixin, ExportMixin, keras.Model):
     """A Keras 3 model trained by the TF.NET-mirroring engine.
 
     ``Model(inputs=..., outputs=...)`` builds a functional model; subclasses define ``call``.
@@ -221,11 +222,17 @@ keras.saving.register_keras_serializable(package="tfnet_train")(Model)
 def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
                safe_mode: bool = True) -> Model:
     """Keras's ``load_model`` returning engine models: an engine file as saved, and a file saved by plain Keras 3
-    with its Sequential / Functional / Model opened as the engine's (compiled when the file was).
+    with its Sequential / Functional / Model opened as the engine's (compiled when the file was); whole-model ``.h5``
+    files of Keras 3 and tf.keras 2 and tf.keras SavedModel directories as in :mod:`tfnet_train.engine.legacy`.
 
     ``safe_mode=True`` (Keras's default) refuses to deserialize Python code such as a ``Lambda`` layer's; pass
     ``safe_mode=False`` only for files you trust.
     """
+    from tfnet_train.engine.legacy import load_other_format
+
+    model = load_other_format(filepath, custom_objects, compile, safe_mode)  # .h5 and SavedModel; None for .keras
+    if model is not None:
+        return model
     with _as_engine_file(filepath) as path:
         return keras.saving.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 

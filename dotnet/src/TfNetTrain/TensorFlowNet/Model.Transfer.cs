@@ -1,0 +1,106 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Python.Runtime;
+
+namespace TfNetTrain.TensorFlowNet
+{
+    public partial class Layer
+    {
+        /// <summary>A layer standing for a live Python layer of a model (its <see cref="trainable"/> is that layer's).</summary>
+        internal Layer(LayerSpec spec, PyObject live) : this(spec)
+        {
+            _built = live;
+        }
+
+        /// <summary>
+        /// Whether the layer's weights train (for a model: every layer in it); see
+        /// <see cref="TfNetTrain.ModelLayer.Trainable"/>. Keras 3 fixes the trainable state when compile runs:
+        /// compile again after changing it.
+        /// </summary>
+        public bool trainable
+        {
+            get => Live(l => l.Trainable);
+            set => Live(l => { l.Trainable = value; return 0; });
+        }
+
+        /// <summary>Parameters of the layer (trainable and not).</summary>
+        public long count_params() => Live(l => l.TrainableParamCount + l.NonTrainableParamCount);
+
+        private T Live<T>(Func<ModelLayer, T> body)
+        {
+            PythonRuntime runtime = Face.Runtime;
+            ModelLayer layer = Face.Run(runtime, f => new ModelLayer(runtime, PythonLayer(runtime, f).NewReference()));
+            using (layer) return body(layer);
+        }
+    }
+
+    public partial class Model
+    {
+        /// <summary>The layer called <paramref name="name"/> (<see cref="TfNetTrain.Model.GetLayer"/>).</summary>
+        public ILayer get_layer(string name)
+        {
+            ModelLayer layer = EngineModel.GetLayer(name);
+            return FaceLayer(layer);
+        }
+
+        /// <summary>Removes and returns the last layer of a Sequential model (<see cref="TfNetTrain.Model.Pop"/>); compile again after.</summary>
+        public ILayer pop() => FaceLayer(EngineModel.Pop());
+
+        /// <summary>
+        /// Writes a SavedModel ("tf_saved_model") or an ONNX file ("onnx"), checked against predict and written whole
+        /// or not at all (<see cref="TfNetTrain.Model.Export"/>).
+        /// </summary>
+        public void export(string filepath, string format = "tf_saved_model") => EngineModel.Export(filepath, format);
+
+        /// <summary>Saves the whole model (".keras"; <see cref="TfNetTrain.Model.Save"/>).</summary>
+        public void save(string filepath, bool overwrite = true) => EngineModel.Save(filepath, overwrite);
+
+        /// <summary>Parameters that train now.</summary>
+        public long trainable_params => EngineModel.TrainableParamCount;
+
+        /// <summary>Parameters that do not train now.</summary>
+        public long non_trainable_params => EngineModel.NonTrainableParamCount;
+
+        /// <summary>A face Layer for a live layer (a model used as a layer included), named by its Keras class.</summary>
+        internal static ILayer FaceLayer(ModelLayer layer)
+        {
+            using (layer)
+            {
+                PythonRuntime runtime = Face.Runtime;
+                var spec = new LayerSpec(layer.ClassName, new Dictionary<string, object> { { "name", layer.Name } });
+                return Face.Run(runtime, f => new Layer(spec, layer.PythonObject.NewReference()));
+            }
+        }
+    }
+
+    public partial class Functional
+    {
+        /// <summary>The model's layers, live: <c>model.Layers[i].trainable = false</c> freezes that layer.</summary>
+        public override List<ILayer> Layers => EngineModel.Layers.Select(TensorFlowNet.Model.FaceLayer).ToList();
+    }
+
+    /// <summary>Whole-model files (TF.NET's <c>keras.models</c>).</summary>
+    public sealed class ModelsApi
+    {
+        internal ModelsApi()
+        {
+        }
+
+        /// <summary>
+        /// A model from a ".keras" file, a whole-model ".h5" (Keras 3 or tf.keras 2, with its training configuration)
+        /// or a tf.keras SavedModel directory (<see cref="TfNetTrain.Keras.Models.LoadModel"/>).
+        /// </summary>
+        public Functional load_model(string filepath, bool compile = true, bool safe_mode = true)
+        {
+            _ = Face.Runtime; // started on first use, as elsewhere in the face
+            return new Functional(TfNetTrain.Keras.Models.LoadModel(filepath, compile, safe_mode), null);
+        }
+    }
+
+    public sealed partial class KerasInterface
+    {
+        /// <summary>Whole-model files: <c>keras.models.load_model(path)</c>.</summary>
+        public ModelsApi models { get; } = new ModelsApi();
+    }
+}

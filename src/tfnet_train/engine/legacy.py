@@ -1,0 +1,348 @@
+"""Whole-model files other than ``.keras``: Keras 3 and tf.keras 2 ``.h5`` files with their training configuration,
+and tf.keras SavedModel directories (through the optional ``tf-keras`` package), opened as engine models.
+
+A tf.keras 2 training configuration (loss, metrics, optimizer) is translated to Keras 3; what cannot be translated
+is named in one warning and the model is returned uncompiled. Optimizer state (slot variables) is not carried over:
+the optimizer starts fresh. ``safe_mode`` refuses Python code (``Lambda`` layers) in every format.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import tempfile
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import h5py
+import keras
+
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+ZIP_SIGNATURE = b"PK\x03\x04"
+EXPECTED = ("a .keras file, a whole-model .h5 file (Keras 3 or tf.keras 2) or a tf.keras SavedModel directory "
+            "(with keras_metadata.pb)")
+
+#: tf.keras 2 reductions and their Keras 3 names.
+_REDUCTIONS = {"auto": "sum_over_batch_size", "sum_over_batch_size": "sum_over_batch_size", "sum": "sum",
+               "none": "none", None: "sum_over_batch_size"}
+#: tf.keras 2 optimizer config keys with no Keras 3 counterpart that change nothing at their usual value.
+_BENIGN_OPTIMIZER_KEYS = {"is_legacy_optimizer": (False, True), "jit_compile": (False, True), "decay": (0, 0.0)}
+
+
+def detect_format(filepath: Any) -> str:
+    """``"keras"``, ``"h5"`` or ``"saved_model"`` for what ``filepath`` holds; FileNotFoundError or ValueError
+    (naming the path, what was found and what was expected) otherwise."""
+    path = Path(filepath)
+    if not path.exists():
+        raise FileNotFoundError(f"filepath {str(path)!r} does not exist; expected {EXPECTED}")
+    if path.is_dir():
+        if not (path / "saved_model.pb").exists() and not (path / "saved_model.pbtxt").exists():
+            raise ValueError(f"filepath {str(path)!r} is a directory without saved_model.pb; expected {EXPECTED}")
+        if not (path / "keras_metadata.pb").exists():
+            raise ValueError(
+                f"filepath {str(path)!r} is a SavedModel without Keras metadata (no keras_metadata.pb), so it holds "
+                f"no layers to train; expected {EXPECTED}. tf.saved_model.load() can still serve it")
+        return "saved_model"
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    if head.startswith(ZIP_SIGNATURE):
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"filepath {str(path)!r} starts like a .keras (zip) file but cannot be read: "
+                             f"truncated or damaged; expected {EXPECTED}")
+        return "keras"
+    if head == HDF5_SIGNATURE:
+        try:
+            with h5py.File(path, "r") as f:
+                whole_model = "model_config" in f.attrs
+                weights_only = not whole_model and (
+                    "layer_names" in f.attrs or "vars" in f or "layers" in f or "_layer_checkpoint_dependencies" in f
+                    or "model_weights" in f)
+        except OSError as error:
+            raise ValueError(f"filepath {str(path)!r} is an HDF5 file that cannot be read (truncated or damaged: "
+                             f"{error}); expected {EXPECTED}") from None
+        if weights_only:
+            raise ValueError(
+                f"filepath {str(path)!r} holds weights only (no model_config), not a whole model; expected "
+                f"{EXPECTED}. Build the model and call model.load_weights({str(path)!r})")
+        if not whole_model:
+            raise ValueError(f"filepath {str(path)!r} is an HDF5 file without a Keras model_config; "
+                             f"expected {EXPECTED}")
+        return "h5"
+    raise ValueError(f"filepath {str(path)!r} is none of the model formats (its first bytes are {head!r}); "
+                     f"expected {EXPECTED}")
+
+
+def load_other_format(filepath: Any, custom_objects: dict[str, Any] | None, compile: bool,
+                      safe_mode: bool) -> Any | None:
+    """The engine model in an ``.h5`` file or SavedModel directory; None for a ``.keras`` file (Keras's own loader
+    reads it)."""
+    kind = detect_format(filepath)
+    if kind == "keras":
+        return None
+    if kind == "h5":
+        return load_h5(filepath, custom_objects, compile, safe_mode)
+    return load_saved_model(filepath, custom_objects, compile, safe_mode)
+
+
+def _engine_objects(custom_objects: dict[str, Any] | None) -> dict[str, Any]:
+    from tfnet_train.engine.model import Functional, Sequential
+
+    return {"Sequential": Sequential, "Functional": Functional, "Model": Functional, **(custom_objects or {})}
+
+
+def load_h5(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
+            safe_mode: bool = True, source: str | None = None) -> Any:
+    """An engine model from a whole-model ``.h5`` file of Keras 3 or tf.keras 2, compiled with the file's training
+    configuration when ``compile`` (and every part of it translates)."""
+    path = str(filepath)
+    try:
+        model = _model_from_h5(path, custom_objects, safe_mode)
+    except ValueError as error:
+        if "safe_mode" not in str(error) and "Lambda" not in str(error):
+            raise
+        raise ValueError(f"filepath {source or path!r}: {error}") from None
+    if not compile:
+        return model
+    with h5py.File(path, "r") as f:
+        training_config = f.attrs.get("training_config")
+        keras_version = f.attrs.get("keras_version", "")
+    if training_config is None:
+        return model
+    if isinstance(training_config, bytes):
+        training_config = training_config.decode("utf-8")
+    if isinstance(keras_version, bytes):
+        keras_version = keras_version.decode("utf-8")
+    config = json.loads(training_config)
+    problems: list[str] = []
+    if str(keras_version).startswith("3"):
+        from keras.src.legacy.saving import saving_utils
+
+        try:
+            kwargs = saving_utils.compile_args_from_training_config(config, _engine_objects(custom_objects))
+        except Exception as error:  # noqa: BLE001 - named in the warning below
+            problems.append(f"{type(error).__name__}: {error}")
+            kwargs = {}
+    else:
+        kwargs = translate_training_config(config, custom_objects, len(model.outputs), problems)
+    if not problems:
+        try:
+            model.compile(**kwargs)
+        except Exception as error:  # noqa: BLE001 - named in the warning below
+            problems.append(f"compile failed: {type(error).__name__}: {error}")
+    if problems:
+        warnings.warn(f"{source or path}: the training configuration was not translated to Keras 3 "
+                      f"({'; '.join(problems)}); the model is loaded uncompiled: compile it before training",
+                      UserWarning, stacklevel=3)
+    return model
+
+
+def _single_io(config: dict[str, Any]) -> None:
+    """tf.keras 2 lists a functional model's one input and one output as lists of one; Keras 3 reads those as
+    list-structured inputs and outputs (predict returning a list, the model unusable as a layer). Unwrap them."""
+    if not isinstance(config, dict):
+        return
+    inner = config.get("config")
+    if isinstance(inner, dict):
+        for key in ("input_layers", "output_layers"):
+            value = inner.get(key)
+            if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 3 \
+                    and isinstance(value[0][0], str):
+                inner[key] = value[0]
+        for layer in inner.get("layers", []) if isinstance(inner.get("layers"), list) else []:
+            if isinstance(layer, dict) and layer.get("class_name") in ("Functional", "Model"):
+                _single_io(layer)
+
+
+def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: bool) -> Any:
+    """Keras 3's legacy ``.h5`` reader with the engine's classes and single inputs and outputs unwrapped."""
+    from keras.src.legacy.saving import json_utils, legacy_h5_format, saving_options, saving_utils
+    from keras.src.saving import serialization_lib
+
+    with h5py.File(path, "r") as f:
+        raw = f.attrs["model_config"]
+        config = json_utils.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        keras_version = f.attrs.get("keras_version", "")
+        if isinstance(keras_version, bytes):
+            keras_version = keras_version.decode("utf-8")
+        if not str(keras_version).startswith("3"):
+            _single_io(config)
+        with saving_options.keras_option_scope(use_legacy_config=True), serialization_lib.SafeModeScope(safe_mode):
+            model = saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
+            legacy_h5_format.load_weights_from_hdf5_group(f["model_weights"], model)
+    return model
+
+
+# ----- tf.keras 2 training configuration -> Keras 3 compile arguments --------------------------------------------
+
+
+def translate_training_config(config: dict[str, Any], custom_objects: dict[str, Any] | None, n_outputs: int,
+                              problems: list[str]) -> dict[str, Any]:
+    """Keras 3 ``compile`` keyword arguments for a tf.keras 2 ``training_config``; what does not translate is
+    appended to ``problems``."""
+    custom = dict(custom_objects or {})
+    kwargs: dict[str, Any] = {}
+    if config.get("optimizer_config") is not None:
+        kwargs["optimizer"] = _optimizer(config["optimizer_config"], custom, problems)
+    if config.get("loss") is not None:
+        kwargs["loss"] = _nested(config["loss"], lambda c: _loss(c, custom, problems))
+    for key in ("metrics", "weighted_metrics"):
+        value = config.get(key)
+        if value is None:
+            continue
+        if n_outputs == 1 and isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+            value = value[0]  # tf.keras 2 nests one list per output
+        kwargs[key] = _nested(value, lambda c: _metric(c, custom, problems))
+    if config.get("loss_weights") is not None:
+        kwargs["loss_weights"] = config["loss_weights"]
+    return kwargs
+
+
+def _nested(value: Any, translate: Any) -> Any:
+    if isinstance(value, list):
+        return [_nested(v, translate) for v in value]
+    if isinstance(value, dict) and "class_name" not in value:
+        return {k: _nested(v, translate) for k, v in value.items()}
+    return translate(value)
+
+
+def _accepted(cls: type, config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    parameters = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()) and cls.__init__ is object.__init__:
+        return dict(config), []
+    accepted = {k: v for k, v in config.items() if k in parameters}
+    return accepted, [k for k in config if k not in parameters]
+
+
+def _loss(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
+    if isinstance(config, str):
+        try:
+            return keras.losses.get(custom.get(config, config))
+        except Exception:  # noqa: BLE001
+            problems.append(f"loss {config!r} is unknown to Keras 3")
+            return None
+    name, settings = config.get("class_name"), dict(config.get("config") or {})
+    if name in custom:
+        return custom[name].from_config(settings)
+    if name == "LossFunctionWrapper" or (name not in dir(keras.losses) and "fn" in settings):
+        return _loss(settings.get("fn"), custom, problems)
+    cls = getattr(keras.losses, str(name), None)
+    if not (isinstance(cls, type) and issubclass(cls, keras.losses.Loss)):
+        problems.append(f"loss class {name!r} has no Keras 3 counterpart")
+        return None
+    settings.pop("fn", None)
+    if "reduction" in settings:
+        if settings["reduction"] not in _REDUCTIONS:
+            problems.append(f"loss {name} reduction {settings['reduction']!r} has no Keras 3 counterpart")
+            return None
+        settings["reduction"] = _REDUCTIONS[settings["reduction"]]
+    accepted, dropped = _accepted(cls, settings)
+    dropped = [k for k in dropped if settings[k] is not None]
+    if dropped:
+        problems.append(f"loss {name} settings {dropped} have no Keras 3 counterpart")
+        return None
+    return cls(**accepted)
+
+
+def _metric(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
+    if isinstance(config, str):
+        return custom.get(config, config)  # Keras 3 resolves names ("accuracy", "mae", ...) at compile
+    name, settings = config.get("class_name"), dict(config.get("config") or {})
+    if name in custom:
+        return custom[name].from_config(settings)
+    if name == "MeanMetricWrapper" or "fn" in settings:
+        fn = settings.get("fn")
+        try:
+            found = keras.metrics.get(custom.get(fn, fn))
+        except Exception:  # noqa: BLE001
+            problems.append(f"metric function {fn!r} is unknown to Keras 3")
+            return None
+        if isinstance(found, keras.metrics.Metric):
+            return type(found)(name=settings.get("name", fn), dtype=settings.get("dtype"))
+        return keras.metrics.MeanMetricWrapper(found, name=settings.get("name", fn), dtype=settings.get("dtype"))
+    cls = getattr(keras.metrics, str(name), None)
+    if not (isinstance(cls, type) and issubclass(cls, keras.metrics.Metric)):
+        problems.append(f"metric class {name!r} has no Keras 3 counterpart")
+        return None
+    accepted, dropped = _accepted(cls, settings)
+    dropped = [k for k in dropped if settings[k] is not None]
+    if dropped:
+        problems.append(f"metric {name} settings {dropped} have no Keras 3 counterpart")
+        return None
+    return cls(**accepted)
+
+
+def _optimizer(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
+    if isinstance(config, str):
+        return config
+    name = str(config.get("class_name", "")).split(">")[-1]
+    settings = dict(config.get("config") or {})
+    if name in custom:
+        return custom[name].from_config(settings)
+    cls = getattr(keras.optimizers, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, keras.optimizers.Optimizer)):
+        problems.append(f"optimizer class {config.get('class_name')!r} has no Keras 3 counterpart")
+        return None
+    if "lr" in settings and "learning_rate" not in settings:
+        settings["learning_rate"] = settings.pop("lr")
+    for key, harmless in _BENIGN_OPTIMIZER_KEYS.items():
+        if key in settings and settings[key] in harmless:
+            del settings[key]
+    if isinstance(settings.get("learning_rate"), dict):
+        try:
+            settings["learning_rate"] = keras.optimizers.schedules.deserialize(settings["learning_rate"])
+        except Exception as error:  # noqa: BLE001
+            problems.append(f"learning-rate schedule {settings['learning_rate'].get('class_name')!r}: {error}")
+            return None
+    accepted, dropped = _accepted(cls, settings)
+    dropped = [k for k in dropped if settings[k] is not None]
+    if dropped:
+        problems.append(f"optimizer {name} settings {[f'{k}={settings[k]!r}' for k in dropped]} have no "
+                        "Keras 3 counterpart")
+        return None
+    return cls(**accepted)
+
+
+# ----- tf.keras SavedModel directories ----------------------------------------------------------------------------
+
+
+def _saved_model_uses_lambda(folder: Path) -> bool:
+    from tf_keras.protobuf import saved_metadata_pb2
+
+    metadata = saved_metadata_pb2.SavedMetadata()
+    metadata.ParseFromString((folder / "keras_metadata.pb").read_bytes())
+    for node in metadata.nodes:
+        try:
+            record = json.loads(node.metadata)
+        except ValueError:
+            continue
+        if record.get("class_name") == "Lambda" or '"function_type": "lambda"' in node.metadata:
+            return True
+    return False
+
+
+def load_saved_model(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
+                     safe_mode: bool = True) -> Any:
+    """An engine model rebuilt, with the same weights, from a tf.keras SavedModel directory (needs ``tf-keras``:
+    ``pip install tfnet-train[legacy]``)."""
+    folder = Path(filepath)
+    try:
+        import tf_keras
+    except ImportError:
+        raise ImportError(f"loading the tf.keras SavedModel {str(folder)!r} needs the tf-keras package: "
+                          "pip install 'tfnet-train[legacy]'") from None
+    if safe_mode and _saved_model_uses_lambda(folder):
+        raise ValueError(f"filepath {str(folder)!r} holds a Lambda layer (Python code); safe_mode=True refuses "
+                         "to load it. Pass safe_mode=False only for files you trust")
+    with tempfile.TemporaryDirectory(prefix="tfnet_train_savedmodel_") as scratch:
+        copy = Path(scratch, "model.h5")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tf_keras's advice about its own formats
+            legacy = tf_keras.models.load_model(str(folder), custom_objects=custom_objects, compile=compile)
+            if not isinstance(legacy, tf_keras.Sequential) and not getattr(legacy, "_is_graph_network", False):
+                raise ValueError(f"filepath {str(folder)!r} holds a subclassed tf.keras model "
+                                 f"({type(legacy).__name__}) whose layers cannot be rebuilt from its config; "
+                                 "expected a Sequential or functional model")
+            legacy.save(str(copy), save_format="h5", include_optimizer=compile)
+        return load_h5(copy, custom_objects, compile, safe_mode, source=str(folder))
