@@ -115,6 +115,19 @@ class FitMixin:
             self._train_counter.assign(counter)
             raise
 
+    def _variables_snapshot(self) -> list[tuple[Any, np.ndarray]]:
+        """Every weight and built optimizer variable with a copy of its value (what a failed call restores)."""
+        variables = list(self.weights)
+        optimizer = getattr(self, "optimizer", None)
+        if optimizer is not None and getattr(optimizer, "built", False):
+            variables += list(optimizer.variables)
+        return [(v, np.array(v.numpy(), copy=True)) for v in variables]
+
+    @staticmethod
+    def _restore_variables(snapshot: list[tuple[Any, np.ndarray]]) -> None:
+        for variable, value in snapshot:
+            variable.assign(value)
+
     def _build_for(self, data_handler: DataHandler) -> None:
         """Create every variable (model, metrics, optimizer) before the first trace, as Keras does under a
         strategy: variables created while tracing make tf.function trace the step twice."""

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import h5py
-import numpy as np
 
 from tfnet_train.distribution import is_chief
 from tfnet_train.files import atomic_path
@@ -113,18 +112,6 @@ class SaveMixin:
         except BaseException:
             self._restore_variables(snapshot)
             raise
-
-    def _variables_snapshot(self) -> list[tuple[Any, np.ndarray]]:
-        variables = list(self.weights)
-        optimizer = getattr(self, "optimizer", None)
-        if optimizer is not None and getattr(optimizer, "built", False):
-            variables += list(optimizer.variables)
-        return [(v, np.array(v.numpy(), copy=True)) for v in variables]
-
-    @staticmethod
-    def _restore_variables(snapshot: list[tuple[Any, np.ndarray]]) -> None:
-        for variable, value in snapshot:
-            variable.assign(value)
 
     # ----- the engine's own state in .keras files -----------------------------------------------------------------
 
