@@ -50,8 +50,10 @@ def _train_graph(model: Any, data_handler: Any, block: Any) -> tf.Graph | None:
                     else getattr(model.train_function, "step_function", None))
         if not hasattr(function, "_list_all_concrete_functions"):  # Keras wraps the step to convert optionals
             function = getattr(function, "__wrapped__", function)
-        lister = getattr(function, "_list_all_concrete_functions", None)
-        concrete = list(lister()) if callable(lister) else []
+        # one compiled function per label rank (replicas.per_rank), or a tf.function itself
+        functions = list(getattr(function, "compiled", {}).values()) or [function]
+        listers = [getattr(f, "_list_all_concrete_functions", None) for f in functions]
+        concrete = [c for lister in listers if callable(lister) for c in lister()]
     return concrete[-1].graph if concrete else None
 
 

@@ -50,6 +50,7 @@ def per_rank(make: Callable[[], Callable[..., Any]], key_of: Callable[..., Any] 
             function = functions[key] = make()
         return function(*args)
 
+    call.compiled = functions  # the compiled functions made so far, by rank (TensorBoard draws their graphs)
     return call
 
 
