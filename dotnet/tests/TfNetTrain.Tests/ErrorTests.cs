@@ -141,7 +141,7 @@ namespace TfNetTrain.Tests
         [Test]
         public void TensorFlowRuntimeErrorsAreArgumentErrorsToo()
         {
-            var labels = new NDArray(new long[] { 0, 1, 7, 0, 1, 2 });
+            var labels = new NDArray(new long[] { 7, 1, 0, 0, 1, 2 });   // the first batch already fails
             var e = Assert.Throws<TfNetTrainArgumentException>(() => _model.TrainOnBatch(_x, labels));
             Assert.AreEqual("InvalidArgumentError", e.PythonType);
             StringAssert.StartsWith("tensorflow.", e.PythonTypeFullName);
@@ -153,7 +153,7 @@ namespace TfNetTrain.Tests
         {
             public override void OnEpochBegin(int epoch, IDictionary<string, float> logs)
             {
-                if (epoch == 1) throw new InvalidOperationException("callback failed");
+                if (epoch == 0) throw new InvalidOperationException("callback failed");
             }
         }
 
@@ -171,13 +171,13 @@ namespace TfNetTrain.Tests
             _model.TrainOnBatch(_x, _y);
             Assert.AreEqual(2, _model.TrainCounter);
             var before = _model.GetWeights();
-            var labels = new NDArray(new long[] { 0, 1, 7, 0, 1, 2 });
-            Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, labels, batchSize: 2, verbose: 0));
+            var labels = new NDArray(new long[] { 7, 1, 0, 0, 1, 2 });   // the first batch already fails
+            Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, labels, batchSize: 2, verbose: 0, shuffle: false));
             Assert.AreEqual(2, _model.TrainCounter, "after labels out of range");
             AssertSameWeights(before);
             Assert.Catch<Exception>(() => _model.Fit(_x, _y, batchSize: 2, epochs: 3, verbose: 0,
                                                      callbacks: new List<ICallback> { new ThrowingCallback() }));
-            Assert.AreEqual(2, _model.TrainCounter, "after a callback threw in OnEpochBegin of epoch 1");
+            Assert.AreEqual(2, _model.TrainCounter, "after a callback threw in OnEpochBegin of epoch 0, before any step");
             AssertSameWeights(before);
             AssertStillUsable();
         }

@@ -124,14 +124,13 @@ namespace TfNetTrain.Tests
                     Directory.Delete(folder, true);
                 }
 
-                long counter = model.Model.TrainCounter;
                 var thrown = Assert.Throws<InvalidOperationException>(() =>
                     model.fit(dataset, epochs: 1, verbose: 0, callbacks: new List<ICallback> { new ThrowAtBatch1() }));
                 Assert.AreEqual("stop here", thrown.Message);
-                Assert.AreEqual(counter, model.Model.TrainCounter, "a fit stopped by its callback after two steps puts the counter back");
+                Assert.AreEqual(2, model.Model.TrainCounter, "the fit stopped after its second step");
                 Assert.Throws<ArgumentNullException>(() => model.fit(dataset, callbacks: new List<ICallback> { null }));
                 Assert.Throws<TfNetTrainArgumentException>(() => model.fit(dataset, batch_size: 4));
-                Assert.AreEqual(counter, model.Model.TrainCounter, "refused fits train nothing");
+                Assert.AreEqual(2, model.Model.TrainCounter, "refused fits train nothing");
             }
         }
     }

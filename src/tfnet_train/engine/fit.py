@@ -110,9 +110,12 @@ class FitMixin:
         snapshot, counter = self._variables_snapshot(), int(self._train_counter.numpy())
         try:
             return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
-        except Exception:  # a failed fit changes nothing: weights, optimizer variables, _train_counter
-            self._restore_variables(snapshot)
-            self._train_counter.assign(counter)
+        except Exception:
+            # A fit that fails before its first step changes nothing (weights, optimizer variables, _train_counter);
+            # one interrupted after steps keeps them, as Keras's fit does (BackupAndRestore resumes from there).
+            if int(self._train_counter.numpy()) == 0:
+                self._restore_variables(snapshot)
+                self._train_counter.assign(counter)
             raise
 
     def _variables_snapshot(self) -> list[tuple[Any, np.ndarray]]:
