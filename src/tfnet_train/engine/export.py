@@ -115,7 +115,8 @@ class ExportMixin:
         ``serving_default`` signature; "onnx": one file), loaded back and compared with ``predict`` on ``sample``
         (default: a seeded batch shaped like the inputs) before it is renamed into place."""
         if format not in EXPORT_FORMATS:
-            raise ValueError(f"format must be one of {list(EXPORT_FORMATS)}, got {format!r}")
+            raise ValueError(f"Unrecognized format={format!r}: format must be one of {list(EXPORT_FORMATS)}, "
+                             f"got {format!r}")
         if not self.built:
             raise ValueError("export needs a built model: call it on data, build() it, or fit it first")
         if format == "onnx":
