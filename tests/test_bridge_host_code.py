@@ -162,6 +162,48 @@ def test_a_host_model_fits_like_its_python_twin(semantics: str) -> None:
     assert len(trace.clipped_gradients) == 4
 
 
+class HostScaledMlp(HostMlp):
+    """A C# Model subclass that overrides build: a weight of its own (a scale per output) from add_weight."""
+
+    def Build(self, input_shape):  # noqa: N802
+        self.scale = host_code.layer_add_weight(self.model, "scale", [3], "float32", "ones", True)
+
+    def Call(self, inputs, training):  # noqa: N802
+        return self.out(self.hidden(inputs)) * self.scale
+
+
+class PyScaledMlp(PyMlp):
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=(3,), initializer="ones", name="scale")
+
+    def call(self, x, training=None):
+        return self.out(self.hidden(x)) * self.scale
+
+
+def test_a_host_model_that_overrides_build_owns_its_weights_and_fits_like_its_twin() -> None:
+    x = np.random.default_rng(3).random((32, 4), dtype=np.float32)
+    y = np.random.default_rng(4).integers(0, 3, 32)
+    dense = HostDense(8)
+    dense.layer = host_code.host_layer(dense, "hidden", True, "float32", True, [])
+    host = HostScaledMlp(dense.layer, keras.layers.Dense(3, name="logits"))
+    model = host_code.host_model(host, "scaled", True, False, [host.hidden, host.out], has_build=True)
+    host.model = model
+    assert isinstance(model, host_code.HostBuiltModel)
+    twin = PyScaledMlp()
+    for m in (model, twin):
+        m.compile(optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        m(x[:1])
+    assert [w.shape for w in model.get_weights()] == [(3,), (4, 8), (8,), (8, 3), (3,)], "its own weight first"
+    np.testing.assert_array_equal(model.get_weights()[0], np.ones(3, np.float32))
+    twin.set_weights(model.get_weights())
+    h1 = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    h2 = twin.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    assert h1.history == h2.history
+    for a, b in zip(model.get_weights(), twin.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(model.get_weights()[0], np.ones(3, np.float32)), "the scale trains"
+
+
 class HostOwnStep(HostMlp):
     """A C# train_step override, as HostCode.TrainStep runs it."""
 

@@ -76,6 +76,22 @@ namespace TfNetTrain.Tests
         }
     }
 
+    /// <summary>The MLP with a weight of the model's own: build adds a scale per output with add_weight.</summary>
+    public class CsScaledMlp : CsMlp
+    {
+        private IVariableV1 _scale;
+
+        public override void build(KerasShapesWrapper input_shape)
+        {
+            _scale = add_weight("scale", new Shape(3), initializer: "ones");
+        }
+
+        protected override Tensors Call(Tensors inputs, Tensors state = null, bool? training = null, IOptionalArgs optional_args = null)
+        {
+            return base.Call(inputs, state, training, optional_args) * (Tensor)_scale;
+        }
+    }
+
     /// <summary>Squared error per sample, written in C#.</summary>
     public class CsSquaredError : Loss
     {
@@ -450,6 +466,40 @@ namespace TfNetTrain.Tests
                 CollectionAssert.AreEqual(result["loss"].ToArray<float>(), history.Values["loss"].Select(v => (float)v).ToArray(), "loss");
                 CollectionAssert.AreEqual(result["acc"].ToArray<float>(), history.Values["accuracy"].Select(v => (float)v).ToArray(), "accuracy");
                 AssertAllOnes(result, "same", "weights bit for bit");
+            }
+        }
+
+        [Test]
+        public void SubclassedModelWithBuildOwnsItsWeightsAndFitsLikeItsPythonTwin()
+        {
+            var x = Data.Uniform(95, 32, 4);
+            var y = Data.Labels(96, 32, 3);
+            using (var model = new CsScaledMlp())
+            {
+                model.compile(keras.optimizers.Adam(0.01f), keras.losses.SparseCategoricalCrossentropy(from_logits: true));
+                model.Apply(tf.constant(x), training: false);            // build, then the layers' first call
+                List<NDArray> w0 = model.get_weights();
+                CollectionAssert.AreEqual(new[] { 3, 4 * 8, 8, 8 * 3, 3 }, w0.Select(w => (int)w.size).ToArray(), "the model's own scale first, then its layers'");
+                CollectionAssert.AreEqual(new float[] { 1, 1, 1 }, w0[0].ToArray<float>());
+                History history = model.fit(x, y, batch_size: 8, epochs: 2, verbose: 0, shuffle: false);
+                var result = PyScript.Run(
+                    PyTwins +
+                    "class Scaled(PyMlp):\n" +
+                    "    def build(self, input_shape):\n" +
+                    "        self.scale = self.add_weight(shape=(3,), initializer='ones', name='scale')\n" +
+                    "    def call(self, x, training=None):\n" +
+                    "        return self.out(self.hidden(x)) * self.scale\n" +
+                    "m = Scaled()\n" +
+                    "m.compile(optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True))\n" +
+                    "m(x[:1])\n" +
+                    "m.set_weights(w0)\n" +
+                    "h = m.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)\n" +
+                    "put('loss', np.asarray(h.history['loss'], np.float32))\n" +
+                    "put('same', same(m.get_weights(), w))\n",
+                    "x", x, "y", y, "w0", w0, "w", model.get_weights());
+                CollectionAssert.AreEqual(result["loss"].ToArray<float>(), history.Values["loss"].Select(v => (float)v).ToArray(), "losses bit for bit");
+                AssertAllOnes(result, "same", "weights bit for bit");
+                Assert.IsFalse(model.get_weights()[0].ToArray<float>().All(v => v == 1f), "the scale trains");
             }
         }
 

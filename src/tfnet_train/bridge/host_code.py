@@ -195,15 +195,26 @@ class HostModel(Model):
                                   "again from C# to load them")
 
 
+class HostBuiltModel(HostModel):
+    """A HostModel whose C# class overrides ``build``: its own weights come from ``add_weight`` there (Keras then
+    builds the layers it holds on their first call, as for a Python model that overrides ``build``)."""
+
+    def build(self, input_shape: Any) -> None:
+        with _entering(self.name):
+            self._host.Build(input_shape)
+
+
 def host_layer(host: Any, name: str | None, trainable: bool, dtype: str | None, has_build: bool,
                layers: Sequence[Any]) -> HostLayer:
     """A HostLayer for a C# `Layer` subclass owning ``layers``."""
     return HostLayer(host, name, trainable, dtype, has_build, layers)
 
 
-def host_model(host: Any, name: str | None, trainable: bool, has_train_step: bool, layers: Sequence[Any]) -> HostModel:
-    """A HostModel for a C# `Model` subclass owning ``layers``."""
-    return HostModel(host, name, trainable, has_train_step, layers)
+def host_model(host: Any, name: str | None, trainable: bool, has_train_step: bool, layers: Sequence[Any],
+               has_build: bool = False) -> HostModel:
+    """A HostModel for a C# `Model` subclass owning ``layers`` (a HostBuiltModel when it overrides ``build``)."""
+    kind = HostBuiltModel if has_build else HostModel
+    return kind(host, name, trainable, has_train_step, layers)
 
 
 class HostLoss(keras.losses.Loss):

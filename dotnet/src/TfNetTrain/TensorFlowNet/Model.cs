@@ -126,6 +126,7 @@ namespace TfNetTrain.TensorFlowNet
                 return Face.Invoke(f, "host_code", "host_model", new object[]
                 {
                     new PyObjectBox(host), _name, true, Overrides(typeof(Model), nameof(train_step)), layers,
+                    Overrides(typeof(Layer), nameof(build)),
                 });
             }
         }
