@@ -281,15 +281,15 @@ def test_host_losses_and_metrics_give_keras_numbers() -> None:
     assert float(mae.metric.result()) == 0.0
 
 
-def test_variable_updates_check_the_shape_first() -> None:
-    v = tf.Variable([1.0, 2.0])
-    host_code.variable_update(v, "assign_add", [1.0, 1.0])
-    np.testing.assert_array_equal(v.numpy(), [2.0, 3.0])
-    with pytest.raises(ValueError, match=r"assign: value shape \(3,\) does not match variable shape \(2,\)"):
-        host_code.variable_update(v, "assign", [1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match="method must be one of"):
-        host_code.variable_update(v, "scatter_add", [1.0, 1.0])
-    np.testing.assert_array_equal(v.numpy(), [2.0, 3.0])
+def test_keras_variables_update_like_tf_variables_and_check_the_shape_first() -> None:
+    v = keras.metrics.Mean().add_variable(shape=(2,), initializer="zeros", name="state")  # what C# add_weight gives
+    tensors.variable_assign(v, "assign_add", [1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(v), [1.0, 1.0])
+    with pytest.raises(ValueError, match=r"assign: value shape \(3,\) does not match variable .* shape \(2,\)"):
+        tensors.variable_assign(v, "assign", [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="variable must be a tf.Variable or a Keras variable; got list"):
+        tensors.variable_assign([1.0], "assign", [1.0])
+    np.testing.assert_array_equal(np.asarray(v), [1.0, 1.0])
 
 
 def test_cells_step_and_wrap_as_keras_builds_them() -> None:

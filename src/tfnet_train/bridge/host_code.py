@@ -320,21 +320,6 @@ def compute_metrics(model: Model, x: Any, y: Any, y_pred: Any, sample_weight: An
     return dict(model.compute_metrics(x, y, y_pred, sample_weight))
 
 
-#: The variable updates C# may run by name.
-VARIABLE_UPDATES = ("assign", "assign_add", "assign_sub")
-
-
-def variable_update(variable: Any, method: str, value: Any) -> None:
-    """``variable.<method>(value)`` for a method in VARIABLE_UPDATES; shapes are checked before anything changes."""
-    if method not in VARIABLE_UPDATES:
-        raise ValueError(f"method must be one of {VARIABLE_UPDATES}; got {method!r}")
-    value = tf.convert_to_tensor(value, dtype=variable.dtype)
-    if not tf.TensorShape(variable.shape).is_compatible_with(value.shape):
-        raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable shape "
-                         f"{tuple(variable.shape)}")
-    getattr(variable, method)(value)
-
-
 def model_shape(model: keras.Model, name: str) -> tuple[Any, ...]:
     """``model.output_shape`` or ``model.input_shape`` (the first one's for several)."""
     if name not in ("output_shape", "input_shape"):

@@ -122,10 +122,10 @@ def variable_assign(variable: Any, method: str, value: Any) -> Any:
     """`variable.assign(value)`, `assign_add` or `assign_sub`; shapes are checked first (no change on error)."""
     if method not in ("assign", "assign_add", "assign_sub"):
         raise _unknown("assignment", method, ["assign", "assign_add", "assign_sub"])
-    if not isinstance(variable, tf.Variable):
-        raise TypeError(f"variable must be a tf.Variable; got {type(variable).__name__}")
+    if not isinstance(variable, (tf.Variable, keras.Variable)):
+        raise TypeError(f"variable must be a tf.Variable or a Keras variable; got {type(variable).__name__}")
     value = tf.convert_to_tensor(value, dtype=variable.dtype)
-    if not variable.shape.is_compatible_with(value.shape):
+    if not tf.TensorShape(variable.shape).is_compatible_with(value.shape):
         raise ValueError(f"{method}: value shape {tuple(value.shape)} does not match variable {variable.name} "
                          f"shape {tuple(variable.shape)}")
     getattr(variable, method)(value)
