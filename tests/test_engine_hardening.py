@@ -85,6 +85,26 @@ def test_nan_float_class_labels_fail_and_change_nothing() -> None:
     assert_unchanged(m, before)
 
 
+class ZeroesThenRaises(keras.callbacks.Callback):
+    """Changes the weights when the fit begins (as BackupAndRestore's restore does), then fails before any step."""
+
+    def on_train_begin(self, logs: object = None) -> None:
+        self.model.set_weights([np.zeros_like(w) for w in self.model.get_weights()])
+
+    def on_train_batch_begin(self, batch: int, logs: object = None) -> None:
+        raise RuntimeError("callback failed")
+
+
+def test_a_later_fit_that_fails_before_its_first_step_puts_back_what_its_callbacks_changed() -> None:
+    m = classifier()
+    m.fit(X, LABELS, batch_size=4, verbose=0)
+    before = state(m)
+    assert before[2] > 0
+    with pytest.raises(RuntimeError, match="callback failed"):
+        m.fit(X, LABELS, batch_size=4, verbose=0, callbacks=[ZeroesThenRaises()])
+    assert_unchanged(m, before)
+
+
 # ----- clear errors -------------------------------------------------------------------------------------------
 
 def test_a_ragged_list_as_x_is_named() -> None:
