@@ -170,6 +170,36 @@ def test_step_trace_has_every_stage_and_matches_a_tape() -> None:
     assert "clipped_gradients/0" in flat and "optimizer_state/momentum/0" in flat and "metrics/mae" in flat
 
 
+class _WithUnusedWeight(keras.layers.Layer):
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 2), name="kernel")
+        self.unused = self.add_weight(shape=(2,), name="unused")
+
+    def call(self, x):
+        return tf.matmul(x, self.kernel)
+
+
+def test_step_trace_gives_none_for_no_gradient_and_dense_arrays_for_sparse_ones() -> None:
+    model = tfnet_train.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(10, 3),
+                                    keras.layers.Flatten(), _WithUnusedWeight()])
+    model.compile(optimizers.SGD(0.1), "mse")
+    x = np.random.default_rng(5).integers(0, 10, (5, 4)).astype("int32")
+    y = np.random.default_rng(6).normal(size=(5, 2)).astype("float32")
+    with tf.GradientTape() as tape:
+        loss = keras.losses.MeanSquaredError()(y, model(x, training=True))
+    sparse, dense, missing = tape.gradient(loss, model.trainable_variables)
+    assert isinstance(sparse, tf.IndexedSlices) and missing is None
+    with pytest.warns(UserWarning, match="Gradients do not exist"):
+        trace = model.train_step_traced(x, y)
+    for stage in ("gradients", "aggregated_gradients", "clipped_gradients"):
+        grads = getattr(trace, stage)
+        assert grads[2] is None, stage
+        assert_close(grads[0], tf.convert_to_tensor(sparse).numpy(), what=f"{stage}: the Embedding's, dense")
+        assert_close(grads[1], dense.numpy(), what=stage)
+    flat = trace.flat()
+    assert "gradients/1" in flat and "gradients/2" not in flat and flat["gradients/0"].dtype == np.float32
+
+
 def test_fit_validation_reaches_user_test_hooks_and_on_train_end() -> None:
     from tfnet_train.callbacks import Callback
 

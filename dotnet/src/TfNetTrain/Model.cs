@@ -504,6 +504,10 @@ namespace TfNetTrain
         {
             var flat = new Dictionary<string, NDArray>();
             var lists = new Dictionary<string, IList<NDArray>>();
+            List<string> variableNames;
+            using (var names = record["variable_names"]) variableNames = new List<string>(names.As<string[]>());
+            foreach (string stage in new[] { "gradients", "aggregated_gradients", "clipped_gradients" })
+                lists[stage] = new List<NDArray>(new NDArray[variableNames.Count]); // null where a variable has no gradient
             using (var arrays = record["flat"])
             {
                 PyConvert.ForEachItem(arrays, (name, value) =>
@@ -512,9 +516,12 @@ namespace TfNetTrain
                     flat[name] = array;
                     int slash = name.LastIndexOf('/');
                     if (slash <= 0 || name.StartsWith("metrics/", StringComparison.Ordinal)) return;
+                    if (!int.TryParse(name.Substring(slash + 1), System.Globalization.NumberStyles.None,
+                                      System.Globalization.CultureInfo.InvariantCulture, out int index)) return; // a named value
                     string stage = name.Substring(0, slash);
                     if (!lists.TryGetValue(stage, out IList<NDArray> list)) lists[stage] = list = new List<NDArray>();
-                    list.Add(array); // flat() lists each stage's arrays in index order
+                    while (list.Count <= index) list.Add(null);
+                    list[index] = array; // keyed by index: a missing key (no gradient) stays null
                 });
             }
             const string state = "optimizer_state/";
@@ -542,7 +549,7 @@ namespace TfNetTrain
                 Flat = flat,
             };
             using (var step = record["step"]) trace.Step = step.As<long>();
-            using (var names = record["variable_names"]) trace.VariableNames = new List<string>(names.As<string[]>());
+            trace.VariableNames = variableNames;
             using (var names = record["weight_names"]) trace.WeightNames = new List<string>(names.As<string[]>());
             return trace;
         }

@@ -92,6 +92,15 @@ namespace TfNetTrain.Tests
         }
     }
 
+    /// <summary>The MLP with a weight its Call never reads: the weight gets no gradient.</summary>
+    public class CsMlpWithUnusedWeight : CsMlp
+    {
+        public override void build(KerasShapesWrapper input_shape)
+        {
+            add_weight("unused", new Shape(2), initializer: "zeros");
+        }
+    }
+
     /// <summary>Squared error per sample, written in C#.</summary>
     public class CsSquaredError : Loss
     {
@@ -500,6 +509,28 @@ namespace TfNetTrain.Tests
                 CollectionAssert.AreEqual(result["loss"].ToArray<float>(), history.Values["loss"].Select(v => (float)v).ToArray(), "losses bit for bit");
                 AssertAllOnes(result, "same", "weights bit for bit");
                 Assert.IsFalse(model.get_weights()[0].ToArray<float>().All(v => v == 1f), "the scale trains");
+            }
+        }
+
+        [Test]
+        public void TrainStepTracedGivesNullForAVariableWithoutAGradient()
+        {
+            var x = Data.Uniform(97, 8, 4);
+            var y = Data.Labels(98, 8, 3);
+            using (var model = new CsMlpWithUnusedWeight())
+            {
+                model.compile(keras.optimizers.SGD(0.1f), keras.losses.SparseCategoricalCrossentropy(from_logits: true), semantics: "keras");
+                model.Apply(tf.constant(x));
+                StepTrace trace = model.EngineModel.TrainStepTraced(x, y);
+                Assert.AreEqual(5, trace.VariableNames.Count);
+                StringAssert.Contains("unused", trace.VariableNames[0]);
+                foreach (var stage in new[] { trace.Gradients, trace.AggregatedGradients, trace.ClippedGradients })
+                {
+                    Assert.AreEqual(5, stage.Count, "one entry per trainable variable");
+                    Assert.IsNull(stage[0], "the unused weight has no gradient");
+                    Assert.IsTrue(stage.Skip(1).All(g => g != null && g.size > 0), "the others have theirs");
+                }
+                CollectionAssert.AreEqual(new[] { 4, 8 }, trace.Gradients[1].Shape);
             }
         }
 

@@ -28,8 +28,9 @@ class StepTrace:
     columns under both profiles; Keras 3 itself takes them as they are).
     y_pred: [arrays], one per model output.  loss: the training loss (float).
     gradients / aggregated_gradients / clipped_gradients: one array per trainable variable, in
-    ``variable_names`` order.  weights: every model weight after the update, in ``get_weights()`` order
-    (names in ``weight_names``).  optimizer_state: {"iterations": int, "learning_rate": float,
+    ``variable_names`` order (None for a variable without a gradient; an Embedding's sparse gradient dense).
+    weights: every model weight after the update, in ``get_weights()`` order (names in ``weight_names``).
+    optimizer_state: {"iterations": int, "learning_rate": float,
     "slots": {slot_name: [array per trainable variable]}}.  metrics: the step's logs, {name: float}.
 
     Under a distribution strategy the stages above are the step as a whole, as one device takes it on the same
@@ -70,7 +71,8 @@ class StepTrace:
         out["loss"] = np.asarray(self.loss, dtype=np.float64)
         for stage in ("gradients", "aggregated_gradients", "clipped_gradients", "weights"):
             for i, a in enumerate(getattr(self, stage)):
-                out[f"{stage}/{i}"] = np.asarray(a)
+                if a is not None:  # a variable without a gradient has no key (C#: null at its index)
+                    out[f"{stage}/{i}"] = np.asarray(a)
         state = self.optimizer_state
         out["optimizer_state/iterations"] = np.asarray(state.get("iterations", 0), dtype=np.int64)
         if "learning_rate" in state:
@@ -87,5 +89,6 @@ class StepTrace:
                     out[f"replicas/{r}/inputs/{kind}/{i}"] = np.asarray(a)
             for stage in ("y_pred", "gradients"):
                 for i, a in enumerate(replica[stage]):
-                    out[f"replicas/{r}/{stage}/{i}"] = np.asarray(a)
+                    if a is not None:
+                        out[f"replicas/{r}/{stage}/{i}"] = np.asarray(a)
         return out

@@ -322,6 +322,12 @@ def _listed(value: Any) -> list[Any]:
 
 
 def _to_numpy(value: Any) -> Any:
+    """A stage's value as NumPy: None stays None (a variable without a gradient); IndexedSlices (an Embedding's
+    gradient) become the dense array they stand for."""
+    if value is None:
+        return None
+    if isinstance(value, tf.IndexedSlices):
+        value = tf.convert_to_tensor(value)
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 
