@@ -152,6 +152,26 @@ def test_early_stopping_sees_only_validated_epochs() -> None:
     assert_history_matches(got.history, expected.history)
 
 
+def test_a_stop_in_an_epoch_without_validation_ends_the_fit() -> None:
+    """A callback that stops training during an epoch the dataset path does not validate (so on_epoch_end is
+    skipped) ends the fit after that epoch, as every stop does; it is not carried to the next validated epoch."""
+    train, val, _ = datasets()
+    t = trio()
+    compile_all(t)
+    begun: list[int] = []
+
+    class StopAtFirstBatch(keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
+            begun.append(epoch)
+
+        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+            self.model.stop_training = True
+
+    history = t.tfnet_profile.fit(train, epochs=7, validation_data=val, validation_step=3, verbose=0,
+                                  callbacks=[StopAtFirstBatch()])
+    assert begun == [0] and history.epoch == []
+
+
 @pytest.mark.parametrize("step", [0, -3])
 def test_validation_step_below_one_is_an_error(step: int) -> None:
     """validation_step=0 makes TF.NET divide by zero after epoch 0 (a negative one validates at epoch 0): tfnet

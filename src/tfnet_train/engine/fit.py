@@ -195,8 +195,10 @@ class FitMixin:
                                              batch_size=validation.batch_size, steps=validation.steps,
                                              callbacks=callbacks, return_dict=True, verbose=0)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-                elif validation.skips_epoch_end:
-                    continue  # TF.NET's dataset path skips on_epoch_end for epochs it does not validate
+                elif validation.skips_epoch_end:  # TF.NET's dataset path skips on_epoch_end for epochs it does
+                    if self.stop_training:        # not validate; a callback's stop still ends the fit (as Keras)
+                        break
+                    continue
             callbacks.on_epoch_end(epoch, epoch_logs)
             training_logs = epoch_logs
             if self.stop_training:
