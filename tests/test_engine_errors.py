@@ -96,6 +96,32 @@ def test_empty_data_batch_size_and_non_numeric() -> None:
         compiled().fit(np.full((10, 3), "a"), Y, verbose=0)
 
 
+@pytest.mark.parametrize("steps", [0, -2, 1.5, True])
+def test_steps_per_epoch_names_what_it_accepts(steps: object) -> None:
+    with pytest.raises(ValueError, match=r"steps_per_epoch must be None, -1 .* or an integer >= 1, got "):
+        compiled().fit(X, Y, steps_per_epoch=steps, verbose=0)
+
+
+def test_minus_one_steps_per_epoch_runs_until_the_data_ends() -> None:
+    a, b = compiled(), compiled()
+    b.set_weights(a.get_weights())
+    a.fit(X, Y, batch_size=4, steps_per_epoch=-1, verbose=0, shuffle=False)
+    b.fit(X, Y, batch_size=4, verbose=0, shuffle=False)
+    for u, v in zip(a.get_weights(), b.get_weights(), strict=True):
+        np.testing.assert_array_equal(u, v)
+
+
+def test_unshuffled_calls_leave_numpys_random_state_alone() -> None:
+    m = compiled()
+    np.random.seed(123)
+    expected = np.random.random()
+    np.random.seed(123)
+    m.fit(X, Y, batch_size=4, verbose=0, shuffle=False)
+    m.evaluate(X, Y, verbose=0)
+    m.predict(X, verbose=0)
+    assert np.random.random() == expected
+
+
 def test_clipnorm_with_global_clipnorm() -> None:
     with pytest.raises(ValueError, match=r"clipnorm"):
         optimizers.SGD(0.1, clipnorm=1.0, global_clipnorm=1.0)

@@ -46,7 +46,8 @@ def check_steps(name: str, steps: Any) -> None:
     if steps is None:
         return
     if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or (steps < 1 and steps != -1):
-        raise ValueError(f"{name} must be None or an integer >= 1, got {steps!r}")
+        raise ValueError(f"{name} must be None, -1 (TF.NET's 'until the data ends') or an integer >= 1, "
+                         f"got {steps!r}")
 
 
 class DataHandler(TFEpochIterator):
@@ -68,6 +69,8 @@ class DataHandler(TFEpochIterator):
     ) -> None:
         check_batch_size(batch_size)
         check_steps("steps_per_epoch", steps_per_epoch)
+        if steps_per_epoch == -1:  # TF.NET's default: as many steps as the data gives, Keras's None
+            steps_per_epoch = None
         strategy = distribute_strategy or tf.distribute.get_strategy()
         stream = isinstance(x, BatchStream)
         if stream:

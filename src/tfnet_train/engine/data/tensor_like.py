@@ -150,7 +150,8 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
             raise ValueError("x is empty: got 0 samples")
         sliceable = array_slicing.convert_to_sliceable(self._inputs, target_backend="tensorflow")
         self._tensors = tree.map_structure(lambda a: None if a is None else tf.convert_to_tensor(a), sliceable)
-        self.seed = int(np.random.randint(0, 2**31 - 1)) if seed is None else int(seed)
+        # Drawn only when the order is shuffled: evaluate, predict and validation leave NumPy's state alone.
+        self.seed = int(seed) if seed is not None else int(np.random.randint(0, 2**31 - 1)) if shuffle else 0
 
     @property
     def num_samples(self) -> int:
