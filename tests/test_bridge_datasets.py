@@ -8,6 +8,7 @@ import ctypes
 import socket
 import struct
 import threading
+import time
 from pathlib import Path
 
 import keras
@@ -44,19 +45,23 @@ def _read_request(out: socket.socket) -> list[tuple[int, int]] | None:
 
 
 def _producer(stream: host_stream.HostStream, passes: list[list[np.ndarray] | str], served: list[int],
-              offers: list[int] | None = None) -> threading.Thread:
-    """Answers each pass's requests like the C# thread: one batch per request, then the end (or an error) mark."""
+              offers: list[int] | None = None, delay: float = 0.0) -> threading.Thread:
+    """Answers each pass's requests like the C# thread: one batch per request (each made in ``delay`` seconds), then
+    the end (or an error) mark."""
     requests = socket.socket(fileno=stream.take_request_socket())
+    requests.settimeout(None)
 
     def serve() -> None:
         with requests:
             for batches in passes:
                 fd = struct.unpack("<i", requests.recv(4))[0]
                 with socket.socket(fileno=fd) as out:
+                    out.settimeout(None)
                     for batch in batches:
                         offered = _read_request(out)
                         if offered is None:  # the reader left the pass early
                             break
+                        time.sleep(delay)
                         if offers is not None:
                             offers.append(len(offered))
                         if isinstance(batch, str):
@@ -146,9 +151,9 @@ def test_image_folder_errors(tmp_path: Path) -> None:
 
 
 def _stream_of(batches: list[list[np.ndarray]], passes: int, served: list[int], offers: list[int] | None = None,
-               plan: list | None = None) -> tuple[tf.data.Dataset, threading.Thread]:
+               plan: list | None = None, delay: float = 0.0) -> tuple[tf.data.Dataset, threading.Thread]:
     stream = datasets.host_stream([([-1, 4], "float32"), ([-1], "int64")])
-    producer = _producer(stream, plan or [batches] * passes, served, offers)
+    producer = _producer(stream, plan or [batches] * passes, served, offers, delay)
     return datasets.from_host_stream(stream), producer
 
 
@@ -174,6 +179,26 @@ def test_fit_reads_streamed_batches_ahead_into_memory_it_offers() -> None:
         datasets.fit_dataset(streamed, dataset)
     for a, b in zip(streamed.get_weights(), arrays.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_global_socket_timeout_does_not_reach_the_stream_and_a_slow_producer_is_waited_for() -> None:
+    x = np.random.default_rng(11).random((32, 4), dtype=np.float32)
+    y = np.random.default_rng(12).integers(0, 3, 32)
+    batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 32, 8)]
+    served: list[int] = []
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(0.05)  # as any library may: the producer takes longer per batch
+    try:
+        dataset, producer = _stream_of(batches, 1, served, delay=0.2)
+        streamed, arrays = _model(), _model()
+        arrays.set_weights(streamed.get_weights())
+        history = datasets.fit_dataset(streamed, dataset)
+    finally:
+        socket.setdefaulttimeout(previous)
+    expected = arrays.fit(x, y, batch_size=8, shuffle=False, verbose=0)
+    np.testing.assert_array_equal(history["history"]["loss"], expected.history["loss"])
+    producer.join(5)
+    assert not producer.is_alive() and len(served) == len(batches)
 
 
 class _StopAfter(keras.callbacks.Callback):

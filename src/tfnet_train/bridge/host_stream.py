@@ -10,9 +10,10 @@ Protocol, per pass (one socket pair; the C# thread serves one request at a time,
   into the request's memory (the part count is n and each part fits its capacity), ``d`` when the raw C-order bytes
   of each part follow instead.
 
-The memory of a request stays alive on this side until its answer is read or the C# side has closed its end, so a
-copy never outlives it. Neither side calls the other: TensorFlow's threads only use a socket, and the C# thread never
-takes the GIL.
+The memory of a request stays alive on this side until its answer is read or the C# side has provably stopped (its
+end closed), on every path, errors included; memory whose peer cannot be shown to have stopped is never freed. The
+sockets always block (``settimeout(None)``): a global ``socket.setdefaulttimeout`` does not reach them. Neither side
+calls the other: TensorFlow's threads only use a socket, and the C# thread never takes the GIL.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class HostStream:
 
     def __init__(self, specs: tuple[tf.TensorSpec, ...]) -> None:
         self.specs = specs
-        self._requests, self._producer_end = socket.socketpair()
+        self._requests, self._producer_end = _socketpair()
         self._ahead: weakref.WeakSet = weakref.WeakSet()
         self._spare = _Spare()
         self._lock = threading.Lock()
@@ -75,7 +76,7 @@ class HostStream:
 
     def _open_pass(self) -> socket.socket:
         """Ask the C# thread for a fresh enumeration; the end this side reads it from."""
-        reader_end, writer_end = socket.socketpair()
+        reader_end, writer_end = _socketpair()
         try:
             _send(self._requests, struct.pack("<i", writer_end.fileno()))
             writer_end.detach()  # the C# thread owns and closes it
@@ -335,7 +336,8 @@ class _AheadState:
                             self._lock.wait()
                         if self._closed:
                             break
-                    parts = _read_batch(reader, in_flight.popleft())
+                    parts = _read_batch(reader, in_flight[0])  # the buffers stay in flight until read
+                    in_flight.popleft()
                     if parts is None:
                         with self._lock:
                             self.ended = True
@@ -349,21 +351,31 @@ class _AheadState:
             if not self._closed:
                 self._put(error)
         finally:
-            self._drain()
+            stopped = self._drain()
             for buffers in in_flight:  # requests the pass ended before: no copy into them can still come
                 for buffer in buffers:
-                    self._spare.put(buffer)
+                    if stopped:
+                        self._spare.put(buffer)
+                    else:  # the peer may still write into it: never freed
+                        _UNRELEASED.append(buffer)
             with self._lock:
                 self._finished = True
                 self._socket.close()
                 self._lock.notify_all()
 
-    def _drain(self) -> None:
-        """Wait for the C# side to close its end, so no copy into this pass's buffers is still under way."""
+    def _drain(self) -> bool:
+        """Wait for the C# side to close its end, so no copy into this pass's buffers is still under way; whether it
+        provably did (end of stream, or the peer reset the connection)."""
         with contextlib.suppress(OSError):
             self._socket.shutdown(socket.SHUT_WR)  # its next read of a request ends the pass
+        try:
             while self._socket.recv(1 << 16):
                 pass
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except OSError:
+            return False
+        return True
 
     def close(self) -> None:
         with self._lock:
@@ -374,6 +386,18 @@ class _AheadState:
             elif not self._finished:  # the C# side's next read ends its pass; a copy under way still completes
                 with contextlib.suppress(OSError):
                     self._socket.shutdown(socket.SHUT_WR)
+
+
+#: Offered memory whose peer could not be shown to have stopped writing (an unexpected socket error): kept for good.
+_UNRELEASED: list[np.ndarray] = []
+
+
+def _socketpair() -> tuple[socket.socket, socket.socket]:
+    """A connected pair that always blocks, whatever ``socket.setdefaulttimeout`` says."""
+    pair = socket.socketpair()
+    for end in pair:
+        end.settimeout(None)
+    return pair
 
 
 def _root(array: np.ndarray) -> np.ndarray:
