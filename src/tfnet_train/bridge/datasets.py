@@ -12,7 +12,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfnet_train.bridge.host_stream import HostBatchError, HostStream, checked
+from tfnet_train.bridge.host_stream import HostBatchError, HostStream, as_batch
 from tfnet_train.bridge.specs import _check_kwargs, _unknown
 from tfnet_train.engine.data.stream import BatchStream
 
@@ -67,15 +67,15 @@ def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tupl
                       ) -> tf.data.Dataset:
     """A generator dataset over batches made by C# and held here (each a tuple of arrays), yielded on every pass.
 
-    `signature` lists each part's per-batch shape (-1 unknown) and dtype; a batch that does not fit raises TypeError
-    when the dataset reaches it.
+    `signature` lists each part's per-batch shape (-1 unknown) and dtype; the C# side has checked every batch
+    against it.
     """
     specs = _specs(signature)
     held = [tuple(np.asarray(p) for p in batch) for batch in batches]
 
     def generate() -> Iterator[Any]:
-        for index, parts in enumerate(held):
-            yield checked(parts, specs, index)
+        for parts in held:
+            yield as_batch(parts)
 
     dataset = tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
     return _with_source(dataset, generate)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import itertools
 import socket
 import struct
 import threading
@@ -89,12 +88,12 @@ class HostStream:
     def generate(self) -> Iterator[Any]:
         """One pass, read in the caller's thread: one request per batch, nothing read ahead (tf.data's generator)."""
         with self._open_pass() as reader_end, reader_end.makefile("rb") as reader:
-            for index in itertools.count():
+            while True:
                 _send(reader_end, _request(()))  # C# makes the next batch only when asked
                 parts = _read_batch(reader, ())
                 if parts is None:
                     return
-                yield checked(parts, self.specs, index)
+                yield as_batch(parts)
 
     def read_ahead(self) -> ReadAhead:
         """One pass for fit, read by a thread of its own ahead of its reader (see ReadAhead): the pass opened early
@@ -139,7 +138,7 @@ class HostStream:
             if method is not None:
                 method()
 
-        ahead = ReadAhead(self._open_pass(), self.specs, self._spare, on_end)
+        ahead = ReadAhead(self._open_pass(), self._spare, on_end)
         self._ahead.add(ahead)
         return ahead
 
@@ -164,18 +163,9 @@ class HostStream:
         self.close()
 
 
-def checked(parts: Sequence[np.ndarray], specs: tuple[tf.TensorSpec, ...], index: int) -> Any:
-    """The batch as a dataset yields it (see `_as_batch`); TypeError when it does not fit `specs`."""
-    if len(parts) != len(specs):
-        raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
-    for i, (part, spec) in enumerate(zip(parts, specs)):
-        if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
-            raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
-    return _as_batch(parts)
-
-
-def _as_batch(parts: Sequence[np.ndarray]) -> Any:
-    """One array, or a tuple of the parts when there are several."""
+def as_batch(parts: Sequence[np.ndarray]) -> Any:
+    """The batch as a dataset yields it: one array, or a tuple of the parts when there are several. The C# side has
+    checked it against the first batch (the stream's signature): the one check of a batch's structure."""
     return tuple(parts) if len(parts) > 1 else parts[0]
 
 
@@ -224,9 +214,8 @@ class ReadAhead:
     the pass. The thread holds the shared state only, never this object, so dropping the last reference closes it.
     """
 
-    def __init__(self, reader_end: socket.socket, specs: tuple[tf.TensorSpec, ...], spare: _Spare,
-                 on_end: Callable[[], None]) -> None:
-        self._state = _AheadState(reader_end, specs, spare, on_end)
+    def __init__(self, reader_end: socket.socket, spare: _Spare, on_end: Callable[[], None]) -> None:
+        self._state = _AheadState(reader_end, spare, on_end)
         self._finalizer = weakref.finalize(self, _AheadState.close, self._state)
 
     def start(self) -> None:
@@ -259,11 +248,9 @@ class _AheadState:
     """What a ReadAhead's thread and its reader share: the batches read, their bytes, spare memory, and whether the
     pass ended. ``_valid`` belongs to the thread; the other fields are guarded by ``_lock``."""
 
-    def __init__(self, reader_end: socket.socket, specs: tuple[tf.TensorSpec, ...], spare: _Spare,
-                 on_end: Callable[[], None]) -> None:
+    def __init__(self, reader_end: socket.socket, spare: _Spare, on_end: Callable[[], None]) -> None:
         self._socket = reader_end
         self._on_end = on_end
-        self._specs = specs
         self._ready: collections.deque = collections.deque()  # (item, nbytes); item is a batch, _END or an error
         self._bytes = 0
         self._closed = False
@@ -272,7 +259,6 @@ class _AheadState:
         self._lock = threading.Condition()
         self._thread: threading.Thread | None = None  # started by the first read: an unread pass costs nothing
         self._spare = spare
-        self._valid: set[tuple[Any, ...]] = set()  # batch signatures checked against specs already
 
     def start(self) -> None:
         with self._lock:
@@ -303,14 +289,6 @@ class _AheadState:
         for array in batch if isinstance(batch, tuple) else (batch,):
             self._spare.put(array)
 
-    def _checked(self, parts: list[np.ndarray], index: int) -> Any:
-        signature = tuple((p.shape, p.dtype) for p in parts)
-        if signature in self._valid:
-            return _as_batch(parts)
-        batch = checked(parts, self._specs, index)
-        self._valid.add(signature)
-        return batch
-
     def _room(self) -> bool:
         return self._closed or not self._ready or (
             len(self._ready) < READ_AHEAD_BATCHES and self._bytes < READ_AHEAD_BYTES)
@@ -325,7 +303,7 @@ class _AheadState:
         in_flight: collections.deque = collections.deque()  # each request's buffers, alive until its answer
         try:
             with self._socket.makefile("rb") as reader:
-                for index in itertools.count():
+                while True:
                     while len(in_flight) < (READ_AHEAD_REQUESTS if self._spare.layout else 1):  # sizes known
                         buffers = tuple(self._spare.take(n) for n in self._spare.layout)
                         in_flight.append(buffers)
@@ -346,7 +324,7 @@ class _AheadState:
                         self._put(_END)
                         break
                     self._spare.fit(parts)
-                    self._put(self._checked(parts, index), sum(p.nbytes for p in parts))
+                    self._put(as_batch(parts), sum(p.nbytes for p in parts))
         except BaseException as error:  # the reader sees it where the pass stopped (unless it left already)
             if not self._closed:
                 self._put(error)
