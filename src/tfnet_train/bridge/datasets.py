@@ -146,9 +146,6 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
         check_element(validation_data, (2, 3), "validation_data")
     source = _SOURCES.get(dataset) if steps_per_epoch is None else None
     stream = source if isinstance(source, HostStream) else None
-    if stream is not None and validation_data is None and not callbacks:
-        # nothing else reads this stream during the fit: each epoch's pass opens as the last one ends
-        stream.expect_passes(epochs - initial_epoch)
     try:
         with unchanged_on_error(model):
             x = dataset if source is None else BatchStream(source if stream is None else stream.read_ahead)

@@ -24,7 +24,7 @@ import socket
 import struct
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,9 +58,6 @@ class HostStream:
         self._requests, self._producer_end = _socketpair()
         self._ahead: weakref.WeakSet = weakref.WeakSet()
         self._spare = _Spare()
-        self._lock = threading.Lock()
-        self._early: ReadAhead | None = None  # the next pass, opened as the last one ended
-        self._more = 0  # passes the running fit will still ask for, beyond those opened
 
     def take_request_socket(self) -> int:
         """The producer's end of the request channel, as a descriptor the C# side now owns (once)."""
@@ -96,58 +93,15 @@ class HostStream:
                 yield as_batch(parts)
 
     def read_ahead(self) -> ReadAhead:
-        """One pass for fit, read by a thread of its own ahead of its reader (see ReadAhead): the pass opened early
-        when there is one, else a new one. `end_passes` ends the passes still open."""
-        with self._lock:
-            if self._early is not None:
-                ahead, self._early = self._early, None
-                if ahead.ended:  # read whole already (a short pass): the next may open now
-                    self._open_early()
-                return ahead
-            self._more = max(self._more - 1, 0)
-            return self._new_pass()
-
-    def expect_passes(self, count: int) -> None:
-        """A fit will read ``count`` passes: as each ends, the next one opens at once, so the C# side makes the next
-        epoch's first batches while the last steps of this one run. Only for a fit that reads nothing else from this
-        stream in between (the C# side serves one pass at a time): not with validation data."""
-        with self._lock:
-            self._more = count
-
-    def _pass_ended(self) -> None:
-        """Called by a pass's thread at the end of its batches: open the next pass the fit will ask for."""
-        with self._lock:
-            self._open_early()
-
-    def _open_early(self) -> None:
-        """Open and start the next pass if the fit will ask for one and none waits already (lock held)."""
-        if self._more <= 0 or self._early is not None:
-            return
-        self._more -= 1
-        try:
-            self._early = self._new_pass()
-        except HostBatchError:
-            return  # the fit's own request for that pass will say so
-        self._early.start()
-
-    def _new_pass(self) -> ReadAhead:
-        pass_ended = weakref.WeakMethod(self._pass_ended)  # a pass's thread does not keep the stream alive
-
-        def on_end() -> None:
-            method = pass_ended()
-            if method is not None:
-                method()
-
-        ahead = ReadAhead(self._open_pass(), self._spare, on_end)
+        """One new pass for fit, read by a thread of its own ahead of its reader (see ReadAhead). `end_passes` ends
+        the passes still open."""
+        ahead = ReadAhead(self._open_pass(), self._spare)
         self._ahead.add(ahead)
         return ahead
 
     def end_passes(self) -> None:
-        """End every read-ahead pass still open (a fit that stopped early, a pass opened early and not read), and
-        expect no more: the C# thread can then serve the next request."""
-        with self._lock:
-            self._more = 0
-            self._early = None
+        """End every read-ahead pass still open (a fit that stopped early): the C# thread can then serve the next
+        request."""
         for ahead in list(self._ahead):
             ahead.close()
 
@@ -214,18 +168,9 @@ class ReadAhead:
     the pass. The thread holds the shared state only, never this object, so dropping the last reference closes it.
     """
 
-    def __init__(self, reader_end: socket.socket, spare: _Spare, on_end: Callable[[], None]) -> None:
-        self._state = _AheadState(reader_end, spare, on_end)
+    def __init__(self, reader_end: socket.socket, spare: _Spare) -> None:
+        self._state = _AheadState(reader_end, spare)
         self._finalizer = weakref.finalize(self, _AheadState.close, self._state)
-
-    def start(self) -> None:
-        """Start reading now rather than at the first ``next``."""
-        self._state.start()
-
-    @property
-    def ended(self) -> bool:
-        """Whether the thread has read the pass's end mark."""
-        return self._state.ended
 
     def __iter__(self) -> ReadAhead:
         return self
@@ -246,16 +191,14 @@ _END = object()
 
 class _AheadState:
     """What a ReadAhead's thread and its reader share: the batches read, their bytes, spare memory, and whether the
-    pass ended. ``_valid`` belongs to the thread; the other fields are guarded by ``_lock``."""
+    pass ended, guarded by ``_lock``."""
 
-    def __init__(self, reader_end: socket.socket, spare: _Spare, on_end: Callable[[], None]) -> None:
+    def __init__(self, reader_end: socket.socket, spare: _Spare) -> None:
         self._socket = reader_end
-        self._on_end = on_end
         self._ready: collections.deque = collections.deque()  # (item, nbytes); item is a batch, _END or an error
         self._bytes = 0
         self._closed = False
         self._finished = False  # the thread has put its last item and closed the socket
-        self.ended = False  # the end mark was read
         self._lock = threading.Condition()
         self._thread: threading.Thread | None = None  # started by the first read: an unread pass costs nothing
         self._spare = spare
@@ -317,10 +260,6 @@ class _AheadState:
                     parts = _read_batch(reader, in_flight[0])  # the buffers stay in flight until read
                     in_flight.popleft()
                     if parts is None:
-                        with self._lock:
-                            self.ended = True
-                        with contextlib.suppress(Exception):  # opening early is an optimisation; the fit's own
-                            self._on_end()  # request says what failed. Before the reader can see the end itself
                         self._put(_END)
                         break
                     self._spare.fit(parts)
