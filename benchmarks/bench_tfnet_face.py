@@ -15,6 +15,7 @@ against the target; it never judges (this machine is shared and noisy: compare r
 
 Run: .venv/bin/python benchmarks/bench_tfnet_face.py [--repeats 3] [--steps 60] [--epochs 2] [--quick]  (about 80 s;
 the Python tape loop is measured beside each C# one, as the machine's speed drifts between them)
+     .venv/bin/python benchmarks/bench_tfnet_face.py --stream [--repeats 5]   (the streamed C# batches rows only)
      .venv/bin/python benchmarks/bench_tfnet_face.py --alternate 5   (the tape loop only, in rounds of Python, .NET,
      Python, Mono; each C# loop against the mean of the two Python runs around it; about 4 minutes)
 """
@@ -160,6 +161,17 @@ def alternate_tape(rounds: int, me: list[str], mono: list[str], reps: str, steps
                   statistics.median(values), ">= 0.8x")
 
 
+def stream_only(mono: list[str], reps: str, epochs: str) -> None:
+    """The streamed C# batches rows alone: Mono with preemptive suspension, then .NET when built."""
+    streamed = {**ENV, "MONO_THREADS_SUSPEND": "preemptive", "TFNET_BENCH_MATERIALIZE": "false"}
+    _streamed_lines("", run_results([*mono, "stream", reps, epochs], env=streamed))
+    dotnet = _coreclr_command()
+    if dotnet is not None:
+        command, env = dotnet
+        _streamed_lines(", .NET", run_results([*command, "stream", reps, epochs],
+                                              env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
@@ -167,6 +179,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=2, help="epochs of 64 batches per fit")
     parser.add_argument("--quick", action="store_true", help="one repeat, fewer steps (a smoke run)")
     parser.add_argument("--alternate", type=int, metavar="ROUNDS", help="the tape loop only, in alternating rounds")
+    parser.add_argument("--stream", action="store_true", help="the streamed C# batches only (Mono and .NET)")
     parser.add_argument("--python", nargs=3, metavar=("MODE", "REPEATS", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.python:
@@ -185,6 +198,9 @@ def main() -> None:
         return
 
     print(f"MLP {FEATURES}-{HIDDEN}-{CLASSES}, batch {BATCH}; medians of {args.repeats}; C# on Mono unless marked .NET")
+    if args.stream:
+        stream_only(mono, reps, str(args.epochs))
+        return
     cs_tape = _per_step(run_results([*mono, "tape", reps, str(args.steps)]), "tape")
     py_tape = _per_step(run_results([*me, "tape", reps, str(args.steps)]), "tape")
     _line("eager tape loop", f"C# {cs_tape * 1e3:.3f} ms/step, Python {py_tape * 1e3:.3f} ms/step",

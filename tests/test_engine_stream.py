@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import keras
 import numpy as np
 import pytest
@@ -117,11 +119,22 @@ def test_block_buffers_are_written_again_only_when_no_tensor_holds_them() -> Non
     np.testing.assert_array_equal(first.numpy(), X[:16])
     np.testing.assert_array_equal(second.numpy(), X[16:32])
     del first
+    gc.collect()
     third = buffers.gather([X[32:40], X[40:48]])  # the first buffer again, now that no tensor holds it
     np.testing.assert_array_equal(second.numpy(), X[16:32])
     np.testing.assert_array_equal(third.numpy(), X[32:48])
-    assert sum(len(b) for b in buffers._kept.values()) == 2
+    assert buffers.allocated == 2
     assert buffers.gather([np.array(["a"]), np.array(["b"])]).numpy().tolist() == [b"a", b"b"]  # no DLPack: copied
+
+
+def test_block_buffers_keep_a_bounded_number_of_free_buffers_whatever_shapes_pass() -> None:
+    from tfnet_train.engine.data.stream import BlockBuffers
+
+    buffers = BlockBuffers()
+    for rows in range(1, 3 * BlockBuffers.KEEP):  # a block shape per size: a buffer for each, each released
+        np.testing.assert_array_equal(buffers.gather([X[:rows], X[rows:2 * rows]]).numpy(), X[:2 * rows])
+    gc.collect()
+    assert len(buffers._free) <= BlockBuffers.KEEP
 
 
 def test_an_iterator_gets_each_batch_back_once_its_rows_are_copied() -> None:

@@ -42,6 +42,7 @@ namespace TfNetTrain
         /// <summary>Creates the Python stream (GIL held, on the Python thread), starts the producer and returns the stream.</summary>
         internal static PyObject Start(BridgeFacade f, IEnumerable<NDArray[]> batches, NDArray[] first, PyObject signature)
         {
+            UnixSocket.RequireNative();
             PyObject stream = f["datasets"].InvokeMethod("host_stream", signature);
             try
             {
@@ -96,6 +97,11 @@ namespace TfNetTrain
             }
         }
 
+        /// <summary>
+        /// Serves passes until Python releases the stream or the runtime stops it. Nothing escapes this thread: a
+        /// failure inside a pass is that pass's error answer; any other failure ends the thread, and the passes
+        /// still queued (and later ones) see the producer gone.
+        /// </summary>
         private void Loop()
         {
             try
@@ -105,66 +111,127 @@ namespace TfNetTrain
                 {
                     int fd = BitConverter.ToInt32(request, 0);
                     if (fd < 0) break;
-                    try
-                    {
-                        using (var output = new UnixSocket(fd)) RunPass(output);
-                    }
-                    catch (PeerClosedException)
-                    {
-                        // the pass was left early (its reader closed its socket)
-                    }
+                    using (var output = new UnixSocket(fd)) RunPass(output);
                 }
+            }
+            catch (Exception)
+            {
+                // cannot reach here from a pass (RunPass answers its own failures): the request channel failed
             }
             finally
             {
-                _requests.Dispose();
+                EndQueuedPasses();
                 lock (_stop) _stop.Dispose();
                 lock (Registry) Live.Remove(this);
             }
         }
 
+        /// <summary>
+        /// Refuses the passes Python asked for that this thread will not serve, and closes the request channel: its
+        /// reading half is shut first, so a pass asked for later fails to send rather than waiting for good.
+        /// </summary>
+        private void EndQueuedPasses()
+        {
+            try
+            {
+                _requests.ShutdownRead();
+                var request = new byte[4];
+                while (_requests.ReadExactly(request))
+                {
+                    int fd = BitConverter.ToInt32(request, 0);
+                    if (fd < 0) continue;
+                    using (var output = new UnixSocket(fd)) TryWriteError(output, Stopped());
+                }
+            }
+            catch (Exception)
+            {
+                // the channel is gone either way
+            }
+            finally
+            {
+                try { _requests.Dispose(); } catch (Exception) { }
+            }
+        }
+
+        private static Exception Stopped() =>
+            new ObjectDisposedException(nameof(PythonRuntime), "the Python runtime was shut down while the batches were read");
+
+        /// <summary>
+        /// One pass: answers each request with a batch, then the end mark; a failure (the enumerator's, its
+        /// Dispose's, a bad batch, the runtime stopping) is the pass's error answer instead. A reader that left
+        /// ends the pass silently.
+        /// </summary>
         private void RunPass(UnixSocket output)
         {
             IEnumerator<NDArray[]> enumerator = null;
+            Exception failure = null;
             try
             {
                 enumerator = Produce(() => _batches.GetEnumerator());
                 var count = new byte[4];
                 var offered = new byte[0];
-                for (int index = 0; !_stopping; index++)
+                for (int index = 0; ; index++)
                 {
                     // one batch per request (lazy): int32 n, then n (address, capacity) pairs of memory to copy into
-                    if (!output.ReadExactly(count)) throw new PeerClosedException();
+                    if (!output.ReadExactly(count)) return;
                     int n = BitConverter.ToInt32(count, 0);
-                    if (n < 0 || n > _first.Length) throw new PeerClosedException($"a request offered {n} buffers");
+                    if (n < 0 || n > _first.Length) return;
                     if (offered.Length != 16 * n) offered = new byte[16 * n];
-                    if (!output.ReadExactly(offered)) throw new PeerClosedException();
+                    if (!output.ReadExactly(offered)) return;
+                    if (_stopping) throw Stopped();
                     IEnumerator<NDArray[]> e = enumerator;
                     NDArray[] batch = Produce(() => e.MoveNext() ? e.Current : null);
                     if (batch == null) break;
+                    if (_stopping) throw Stopped();
                     Check(batch, _first, index, "batches");
                     WriteBatch(output, batch, offered);
                 }
-                output.Write(BitConverter.GetBytes(0), 4);
             }
             catch (PeerClosedException)
             {
-                throw;
+                return; // the pass was left early (its reader closed its socket)
             }
             catch (Exception error)
             {
-                bool argument = error is ArgumentException || error is TfNetTrainArgumentException || error is InvalidCastException;
-                byte[] message = System.Text.Encoding.UTF8.GetBytes($"the C# batches failed: {error.GetType().Name}: {error.Message}");
-                var frame = new MemoryStream();
-                frame.Write(BitConverter.GetBytes(-1), 0, 4);
-                frame.Write(BitConverter.GetBytes(argument ? 1 : 0), 0, 4);
-                frame.Write(BitConverter.GetBytes(message.Length), 0, 4);
-                frame.Write(message, 0, message.Length);
-                output.Write(frame.GetBuffer(), (int)frame.Length);
+                failure = error;
             }
             finally
             {
-                if (enumerator != null) Produce(() => { enumerator.Dispose(); return 0; });
+                try
+                {
+                    if (enumerator != null) Produce(() => { enumerator.Dispose(); return 0; });
+                }
+                catch (Exception error)
+                {
+                    failure = failure ?? error;
+                }
+            }
+            if (failure == null)
+            {
+                try { output.Write(BitConverter.GetBytes(0), 4); } catch (PeerClosedException) { }
+            }
+            else
+            {
+                TryWriteError(output, failure);
+            }
+        }
+
+        /// <summary>Answers with <paramref name="error"/> (a reader that has gone is not told).</summary>
+        private static void TryWriteError(UnixSocket output, Exception error)
+        {
+            bool argument = error is ArgumentException || error is TfNetTrainArgumentException || error is InvalidCastException;
+            byte[] message = System.Text.Encoding.UTF8.GetBytes($"the C# batches failed: {error.GetType().Name}: {error.Message}");
+            var frame = new MemoryStream();
+            frame.Write(BitConverter.GetBytes(-1), 0, 4);
+            frame.Write(BitConverter.GetBytes(argument ? 1 : 0), 0, 4);
+            frame.Write(BitConverter.GetBytes(message.Length), 0, 4);
+            frame.Write(message, 0, message.Length);
+            try
+            {
+                output.Write(frame.GetBuffer(), (int)frame.Length);
+            }
+            catch (PeerClosedException)
+            {
             }
         }
 
@@ -267,6 +334,33 @@ namespace TfNetTrain
 
         [DllImport("libc.so.6", SetLastError = true)]
         private static extern int close(int fd);
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern int shutdown(int fd, int how);
+
+        /// <summary>
+        /// TfNetTrainException unless libc's socket calls load here (glibc's libc.so.6: not on musl or macOS), checked
+        /// on the calling thread before a producer thread would need them.
+        /// </summary>
+        internal static void RequireNative()
+        {
+            try
+            {
+                foreach (string name in new[] { nameof(send), nameof(recv), nameof(close), nameof(shutdown) })
+                    Marshal.Prelink(typeof(UnixSocket).GetMethod(name, System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static));
+            }
+            catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException)
+            {
+                throw new TfNetTrainException($"streamed batches need glibc's libc.so.6 (send, recv, close, shutdown): {e.Message}; " +
+                                              "use from_generator(batches, materialize: true)", e);
+            }
+        }
+
+        /// <summary>Shuts the reading half: data already queued can still be read, a peer's later send fails.</summary>
+        public void ShutdownRead()
+        {
+            if (_fd >= 0) shutdown(_fd, 0);
+        }
 
         /// <summary>Writes the first <paramref name="count"/> bytes of <paramref name="buffer"/> (any array of primitives).</summary>
         public void Write(Array buffer, long count)

@@ -16,10 +16,56 @@ namespace TfNetTrain.Tests
     {
         private const string HostSource = @"
 using System;
+using System.Collections;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 using TfNetTrain;
+using static TfNetTrain.TensorFlowNet.Binding;
+using static TfNetTrain.TensorFlowNet.KerasApi;
+
+// Batches of two rows made in DelayMs each; Started is set at the third batch of a pass after the first (the
+// signature's); the enumerator's Dispose throws when ThrowOnDispose (not for the signature's enumeration).
+public sealed class SlowBatches : IEnumerable<NDArray[]>
+{
+    public int Count = 8, DelayMs, Enumerations;
+    public bool ThrowOnDispose;
+    public readonly ManualResetEventSlim Started = new ManualResetEventSlim(false);
+
+    public IEnumerator<NDArray[]> GetEnumerator() { Enumerations++; return new Cursor(this, Enumerations > 1); }
+
+    IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
+
+    private sealed class Cursor : IEnumerator<NDArray[]>
+    {
+        private readonly SlowBatches _of;
+        private readonly bool _streamed;
+        private int _made;
+
+        public Cursor(SlowBatches of, bool streamed) { _of = of; _streamed = streamed; }
+
+        public NDArray[] Current { get; private set; }
+
+        object IEnumerator.Current => Current;
+
+        public bool MoveNext()
+        {
+            if (_made == _of.Count) return false;
+            if (_streamed && _made == 2) _of.Started.Set();
+            Thread.Sleep(_of.DelayMs);
+            _made++;
+            Current = new[] { new NDArray(new float[] { 1, 2, 3, 4, 5, 6, 7, 8 }, 2, 4), new NDArray(new long[] { 0, 2 }, 2) };
+            return true;
+        }
+
+        public void Reset() { }
+
+        public void Dispose()
+        {
+            if (_streamed && _of.ThrowOnDispose) throw new InvalidOperationException(""the cursor could not be closed"");
+        }
+    }
+}
 
 public sealed class DisposingCallback : CallbackBase
 {
@@ -87,6 +133,28 @@ public static class Host
             Console.WriteLine(""path0="" + python.Run(() => Python.Runtime.PythonEngine.Eval(""__import__('sys').path[0]"").ToString()));
         }
         if (args.Length > 0 && args[0] == ""trace-dispose"") DisposeWhileTracing(python);
+        if (args.Length > 0 && args[0] == ""stream-dispose-throws"")
+        {
+            try { StreamFit(new SlowBatches { ThrowOnDispose = true }); Console.WriteLine(""stream fit finished""); }
+            catch (Exception e) { Console.WriteLine(""stream fit error="" + e.GetType().Name + "": "" + e.Message.Split('\n')[0]); }
+            Console.WriteLine(""after loss="" + Step());
+        }
+        if (args.Length > 0 && args[0] == ""dispose-during-stream"")
+        {
+            watchdog.Start();
+            var slow = new SlowBatches { Count = 400, DelayMs = 20 };
+            string outcome = ""none"";
+            var fit = new Thread(() =>
+            {
+                try { StreamFit(slow); outcome = ""finished""; }
+                catch (Exception e) { outcome = ""error="" + e.GetType().Name + "": "" + e.Message.Split('\n')[0]; }
+            });
+            fit.Start();
+            slow.Started.Wait();
+            python.Dispose();
+            fit.Join();
+            Console.WriteLine(""stream fit "" + outcome);
+        }
         Console.WriteLine(""ready"");
         Console.Out.Flush();
         if (args.Length > 0 && args[0] == ""dispose"")
@@ -139,6 +207,15 @@ public static class Host
         watchdog.Dispose();
         Console.WriteLine(""traced call: "" + outcome);
         Console.WriteLine(""disposed while tracing"");
+    }
+
+    private static void StreamFit(SlowBatches batches)
+    {
+        var dataset = tf.data.Dataset.from_generator(batches, materialize: false);
+        var model = keras.Sequential();
+        model.add(keras.layers.Dense(3, input_shape: 4));
+        model.compile(keras.optimizers.Adam(0.01f), keras.losses.SparseCategoricalCrossentropy(from_logits: true), new[] { ""accuracy"" });
+        model.fit(dataset, epochs: 1, verbose: 0);
     }
 
     private static float Step()
@@ -296,6 +373,27 @@ public static class Host
             Assert.AreEqual(0, result.Item3, "exit code (3: deadlock)\n" + _lastOutput);
             StringAssert.Contains("disposed while tracing", _lastOutput);
             StringAssert.Contains("traced call: returned", _lastOutput, "the call that was tracing completes (later calls may be refused)");
+        }
+
+        [Test]
+        public void AnEnumeratorWhoseDisposeThrowsFailsTheReadingCallAndTheHostLivesOn()
+        {
+            var result = RunHost("stream-dispose-throws");
+            Assert.AreEqual(0, result.Item3, "exit code (the producer thread's exception must not end the host)\n" + _lastOutput);
+            StringAssert.Contains("stream fit error=TfNetTrainException: ", _lastOutput);
+            StringAssert.Contains("InvalidOperationException: the cursor could not be closed", _lastOutput);
+            StringAssert.Contains("after loss=16", _lastOutput, "the runtime trains on");
+        }
+
+        [Test]
+        public void DisposingTheRuntimeWhileAStreamIsReadEndsTheReadingCallWithAnError()
+        {
+            var result = RunHost("dispose-during-stream");
+            Assert.AreEqual(0, result.Item3, "exit code\n" + _lastOutput);
+            StringAssert.DoesNotContain("deadlock", _lastOutput);
+            StringAssert.DoesNotContain("stream fit finished", _lastOutput, "a fit on part of the data must not end normally");
+            StringAssert.Contains("stream fit error=", _lastOutput);
+            StringAssert.Contains("shut down", _lastOutput);
         }
 
         [Test]

@@ -12,7 +12,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfnet_train.bridge.host_stream import HostBatchError, HostStream, checked
+from tfnet_train.bridge.host_stream import HostBatchError, HostStream, as_batch
 from tfnet_train.bridge.specs import _check_kwargs, _unknown
 from tfnet_train.engine.data.stream import BatchStream
 
@@ -67,15 +67,15 @@ def from_host_batches(batches: Sequence[Sequence[Any]], signature: Sequence[tupl
                       ) -> tf.data.Dataset:
     """A generator dataset over batches made by C# and held here (each a tuple of arrays), yielded on every pass.
 
-    `signature` lists each part's per-batch shape (-1 unknown) and dtype; a batch that does not fit raises TypeError
-    when the dataset reaches it.
+    `signature` lists each part's per-batch shape (-1 unknown) and dtype; the C# side has checked every batch
+    against it.
     """
     specs = _specs(signature)
     held = [tuple(np.asarray(p) for p in batch) for batch in batches]
 
     def generate() -> Iterator[Any]:
-        for index, parts in enumerate(held):
-            yield checked(parts, specs, index)
+        for parts in held:
+            yield as_batch(parts)
 
     dataset = tf.data.Dataset.from_generator(generate, output_signature=specs if len(specs) > 1 else specs[0])
     return _with_source(dataset, generate)
@@ -146,9 +146,6 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
         check_element(validation_data, (2, 3), "validation_data")
     source = _SOURCES.get(dataset) if steps_per_epoch is None else None
     stream = source if isinstance(source, HostStream) else None
-    if stream is not None and validation_data is None and not callbacks:
-        # nothing else reads this stream during the fit: each epoch's pass opens as the last one ends
-        stream.expect_passes(epochs - initial_epoch)
     try:
         with unchanged_on_error(model):
             x = dataset if source is None else BatchStream(source if stream is None else stream.read_ahead)

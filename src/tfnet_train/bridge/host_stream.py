@@ -10,21 +10,21 @@ Protocol, per pass (one socket pair; the C# thread serves one request at a time,
   into the request's memory (the part count is n and each part fits its capacity), ``d`` when the raw C-order bytes
   of each part follow instead.
 
-The memory of a request stays alive on this side until its answer is read or the C# side has closed its end, so a
-copy never outlives it. Neither side calls the other: TensorFlow's threads only use a socket, and the C# thread never
-takes the GIL.
+The memory of a request stays alive on this side until its answer is read or the C# side has provably stopped (its
+end closed), on every path, errors included; memory whose peer cannot be shown to have stopped is never freed. The
+sockets always block (``settimeout(None)``): a global ``socket.setdefaulttimeout`` does not reach them. Neither side
+calls the other: TensorFlow's threads only use a socket, and the C# thread never takes the GIL.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import itertools
 import socket
 import struct
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,12 +55,9 @@ class HostStream:
 
     def __init__(self, specs: tuple[tf.TensorSpec, ...]) -> None:
         self.specs = specs
-        self._requests, self._producer_end = socket.socketpair()
+        self._requests, self._producer_end = _socketpair()
         self._ahead: weakref.WeakSet = weakref.WeakSet()
         self._spare = _Spare()
-        self._lock = threading.Lock()
-        self._early: ReadAhead | None = None  # the next pass, opened as the last one ended
-        self._more = 0  # passes the running fit will still ask for, beyond those opened
 
     def take_request_socket(self) -> int:
         """The producer's end of the request channel, as a descriptor the C# side now owns (once)."""
@@ -75,7 +72,7 @@ class HostStream:
 
     def _open_pass(self) -> socket.socket:
         """Ask the C# thread for a fresh enumeration; the end this side reads it from."""
-        reader_end, writer_end = socket.socketpair()
+        reader_end, writer_end = _socketpair()
         try:
             _send(self._requests, struct.pack("<i", writer_end.fileno()))
             writer_end.detach()  # the C# thread owns and closes it
@@ -88,66 +85,23 @@ class HostStream:
     def generate(self) -> Iterator[Any]:
         """One pass, read in the caller's thread: one request per batch, nothing read ahead (tf.data's generator)."""
         with self._open_pass() as reader_end, reader_end.makefile("rb") as reader:
-            for index in itertools.count():
+            while True:
                 _send(reader_end, _request(()))  # C# makes the next batch only when asked
                 parts = _read_batch(reader, ())
                 if parts is None:
                     return
-                yield checked(parts, self.specs, index)
+                yield as_batch(parts)
 
     def read_ahead(self) -> ReadAhead:
-        """One pass for fit, read by a thread of its own ahead of its reader (see ReadAhead): the pass opened early
-        when there is one, else a new one. `end_passes` ends the passes still open."""
-        with self._lock:
-            if self._early is not None:
-                ahead, self._early = self._early, None
-                if ahead.ended:  # read whole already (a short pass): the next may open now
-                    self._open_early()
-                return ahead
-            self._more = max(self._more - 1, 0)
-            return self._new_pass()
-
-    def expect_passes(self, count: int) -> None:
-        """A fit will read ``count`` passes: as each ends, the next one opens at once, so the C# side makes the next
-        epoch's first batches while the last steps of this one run. Only for a fit that reads nothing else from this
-        stream in between (the C# side serves one pass at a time): not with validation data."""
-        with self._lock:
-            self._more = count
-
-    def _pass_ended(self) -> None:
-        """Called by a pass's thread at the end of its batches: open the next pass the fit will ask for."""
-        with self._lock:
-            self._open_early()
-
-    def _open_early(self) -> None:
-        """Open and start the next pass if the fit will ask for one and none waits already (lock held)."""
-        if self._more <= 0 or self._early is not None:
-            return
-        self._more -= 1
-        try:
-            self._early = self._new_pass()
-        except HostBatchError:
-            return  # the fit's own request for that pass will say so
-        self._early.start()
-
-    def _new_pass(self) -> ReadAhead:
-        pass_ended = weakref.WeakMethod(self._pass_ended)  # a pass's thread does not keep the stream alive
-
-        def on_end() -> None:
-            method = pass_ended()
-            if method is not None:
-                method()
-
-        ahead = ReadAhead(self._open_pass(), self.specs, self._spare, on_end)
+        """One new pass for fit, read by a thread of its own ahead of its reader (see ReadAhead). `end_passes` ends
+        the passes still open."""
+        ahead = ReadAhead(self._open_pass(), self._spare)
         self._ahead.add(ahead)
         return ahead
 
     def end_passes(self) -> None:
-        """End every read-ahead pass still open (a fit that stopped early, a pass opened early and not read), and
-        expect no more: the C# thread can then serve the next request."""
-        with self._lock:
-            self._more = 0
-            self._early = None
+        """End every read-ahead pass still open (a fit that stopped early): the C# thread can then serve the next
+        request."""
         for ahead in list(self._ahead):
             ahead.close()
 
@@ -163,18 +117,9 @@ class HostStream:
         self.close()
 
 
-def checked(parts: Sequence[np.ndarray], specs: tuple[tf.TensorSpec, ...], index: int) -> Any:
-    """The batch as a dataset yields it (see `_as_batch`); TypeError when it does not fit `specs`."""
-    if len(parts) != len(specs):
-        raise TypeError(f"batch {index} must have {len(specs)} parts; got {len(parts)}")
-    for i, (part, spec) in enumerate(zip(parts, specs)):
-        if not spec.is_compatible_with(tf.TensorSpec(part.shape, part.dtype)):
-            raise TypeError(f"batch {index} part {i} must be {spec}; got {part.dtype} {part.shape}")
-    return _as_batch(parts)
-
-
-def _as_batch(parts: Sequence[np.ndarray]) -> Any:
-    """One array, or a tuple of the parts when there are several."""
+def as_batch(parts: Sequence[np.ndarray]) -> Any:
+    """The batch as a dataset yields it: one array, or a tuple of the parts when there are several. The C# side has
+    checked it against the first batch (the stream's signature): the one check of a batch's structure."""
     return tuple(parts) if len(parts) > 1 else parts[0]
 
 
@@ -223,19 +168,9 @@ class ReadAhead:
     the pass. The thread holds the shared state only, never this object, so dropping the last reference closes it.
     """
 
-    def __init__(self, reader_end: socket.socket, specs: tuple[tf.TensorSpec, ...], spare: _Spare,
-                 on_end: Callable[[], None]) -> None:
-        self._state = _AheadState(reader_end, specs, spare, on_end)
+    def __init__(self, reader_end: socket.socket, spare: _Spare) -> None:
+        self._state = _AheadState(reader_end, spare)
         self._finalizer = weakref.finalize(self, _AheadState.close, self._state)
-
-    def start(self) -> None:
-        """Start reading now rather than at the first ``next``."""
-        self._state.start()
-
-    @property
-    def ended(self) -> bool:
-        """Whether the thread has read the pass's end mark."""
-        return self._state.ended
 
     def __iter__(self) -> ReadAhead:
         return self
@@ -256,22 +191,17 @@ _END = object()
 
 class _AheadState:
     """What a ReadAhead's thread and its reader share: the batches read, their bytes, spare memory, and whether the
-    pass ended. ``_valid`` belongs to the thread; the other fields are guarded by ``_lock``."""
+    pass ended, guarded by ``_lock``."""
 
-    def __init__(self, reader_end: socket.socket, specs: tuple[tf.TensorSpec, ...], spare: _Spare,
-                 on_end: Callable[[], None]) -> None:
+    def __init__(self, reader_end: socket.socket, spare: _Spare) -> None:
         self._socket = reader_end
-        self._on_end = on_end
-        self._specs = specs
         self._ready: collections.deque = collections.deque()  # (item, nbytes); item is a batch, _END or an error
         self._bytes = 0
         self._closed = False
         self._finished = False  # the thread has put its last item and closed the socket
-        self.ended = False  # the end mark was read
         self._lock = threading.Condition()
         self._thread: threading.Thread | None = None  # started by the first read: an unread pass costs nothing
         self._spare = spare
-        self._valid: set[tuple[Any, ...]] = set()  # batch signatures checked against specs already
 
     def start(self) -> None:
         with self._lock:
@@ -302,14 +232,6 @@ class _AheadState:
         for array in batch if isinstance(batch, tuple) else (batch,):
             self._spare.put(array)
 
-    def _checked(self, parts: list[np.ndarray], index: int) -> Any:
-        signature = tuple((p.shape, p.dtype) for p in parts)
-        if signature in self._valid:
-            return _as_batch(parts)
-        batch = checked(parts, self._specs, index)
-        self._valid.add(signature)
-        return batch
-
     def _room(self) -> bool:
         return self._closed or not self._ready or (
             len(self._ready) < READ_AHEAD_BATCHES and self._bytes < READ_AHEAD_BYTES)
@@ -324,7 +246,7 @@ class _AheadState:
         in_flight: collections.deque = collections.deque()  # each request's buffers, alive until its answer
         try:
             with self._socket.makefile("rb") as reader:
-                for index in itertools.count():
+                while True:
                     while len(in_flight) < (READ_AHEAD_REQUESTS if self._spare.layout else 1):  # sizes known
                         buffers = tuple(self._spare.take(n) for n in self._spare.layout)
                         in_flight.append(buffers)
@@ -335,35 +257,42 @@ class _AheadState:
                             self._lock.wait()
                         if self._closed:
                             break
-                    parts = _read_batch(reader, in_flight.popleft())
+                    parts = _read_batch(reader, in_flight[0])  # the buffers stay in flight until read
+                    in_flight.popleft()
                     if parts is None:
-                        with self._lock:
-                            self.ended = True
-                        with contextlib.suppress(Exception):  # opening early is an optimisation; the fit's own
-                            self._on_end()  # request says what failed. Before the reader can see the end itself
                         self._put(_END)
                         break
                     self._spare.fit(parts)
-                    self._put(self._checked(parts, index), sum(p.nbytes for p in parts))
+                    self._put(as_batch(parts), sum(p.nbytes for p in parts))
         except BaseException as error:  # the reader sees it where the pass stopped (unless it left already)
             if not self._closed:
                 self._put(error)
         finally:
-            self._drain()
+            stopped = self._drain()
             for buffers in in_flight:  # requests the pass ended before: no copy into them can still come
                 for buffer in buffers:
-                    self._spare.put(buffer)
+                    if stopped:
+                        self._spare.put(buffer)
+                    else:  # the peer may still write into it: never freed
+                        _UNRELEASED.append(buffer)
             with self._lock:
                 self._finished = True
                 self._socket.close()
                 self._lock.notify_all()
 
-    def _drain(self) -> None:
-        """Wait for the C# side to close its end, so no copy into this pass's buffers is still under way."""
+    def _drain(self) -> bool:
+        """Wait for the C# side to close its end, so no copy into this pass's buffers is still under way; whether it
+        provably did (end of stream, or the peer reset the connection)."""
         with contextlib.suppress(OSError):
             self._socket.shutdown(socket.SHUT_WR)  # its next read of a request ends the pass
+        try:
             while self._socket.recv(1 << 16):
                 pass
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except OSError:
+            return False
+        return True
 
     def close(self) -> None:
         with self._lock:
@@ -374,6 +303,18 @@ class _AheadState:
             elif not self._finished:  # the C# side's next read ends its pass; a copy under way still completes
                 with contextlib.suppress(OSError):
                     self._socket.shutdown(socket.SHUT_WR)
+
+
+#: Offered memory whose peer could not be shown to have stopped writing (an unexpected socket error): kept for good.
+_UNRELEASED: list[np.ndarray] = []
+
+
+def _socketpair() -> tuple[socket.socket, socket.socket]:
+    """A connected pair that always blocks, whatever ``socket.setdefaulttimeout`` says."""
+    pair = socket.socketpair()
+    for end in pair:
+        end.settimeout(None)
+    return pair
 
 
 def _root(array: np.ndarray) -> np.ndarray:

@@ -3,7 +3,8 @@ in-memory arrays get (several steps per call), for input that is never held whol
 
 from __future__ import annotations
 
-import sys
+import threading
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -26,14 +27,19 @@ class BatchStream:
 
 
 class BlockBuffers:
-    """Memory for the blocks of a stream's passes, handed to TensorFlow without a copy (DLPack): a buffer is written
-    again only once no tensor holds it any more, so the pages stay in use rather than fresh ones being touched for
-    every block. The copy into a buffer is the only one between a batch and the compiled call."""
+    """Memory for the blocks of a stream's passes, handed to TensorFlow without a copy (DLPack). Each block leases a
+    buffer; the lease ends when TensorFlow lets go of the block's memory (DLPack's deleter drops the view it was
+    given, whose finalizer hands the buffer back), so a buffer is written again only once no tensor holds it, on any
+    interpreter. Up to ``KEEP`` free buffers are kept, so the pages stay in use rather than fresh ones being touched
+    for every block. The copy into a buffer is the only one between a batch and the compiled call."""
 
     ALIGNMENT = 64  # bytes: what TensorFlow expects of the memory it borrows
+    KEEP = 4  # free buffers kept (the most recently released)
 
     def __init__(self) -> None:
-        self._kept: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}  # by shape and dtype, in use or not
+        self._lock = threading.Lock()
+        self._free: list[np.ndarray] = []  # raw byte buffers no tensor holds, oldest first
+        self.allocated = 0  # buffers made in all
 
     def gather(self, arrays: Sequence[np.ndarray]) -> tf.Tensor:
         """The rows of ``arrays`` in one tensor (a dtype DLPack does not carry is converted, i.e. copied)."""
@@ -41,21 +47,26 @@ class BlockBuffers:
         if dtype.kind not in "fiu":
             return tf.convert_to_tensor(np.concatenate(arrays))
         shape = (sum(len(a) for a in arrays), *np.shape(arrays[0])[1:])
-        out = self._buffer(shape, dtype)
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        raw = self._lease(nbytes)
+        start = -raw.ctypes.data % self.ALIGNMENT
+        out = raw[start:start + nbytes].view(dtype).reshape(shape)
+        weakref.finalize(out, self._release, raw)  # TensorFlow holds ``out`` until it lets go of the memory
         np.concatenate(arrays, out=out)
         return tf.experimental.dlpack.from_dlpack(out.__dlpack__())
 
-    def _buffer(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        buffers = self._kept.setdefault((shape, dtype), [])
-        for buffer in buffers:
-            if sys.getrefcount(buffer) <= 3:  # this list, the loop and the call: no tensor holds it
-                return buffer
-        nbytes = int(np.prod(shape)) * dtype.itemsize
-        raw = np.empty(nbytes + self.ALIGNMENT, np.uint8)
-        start = -raw.ctypes.data % self.ALIGNMENT
-        buffer = raw[start:start + nbytes].view(dtype).reshape(shape)
-        buffers.append(buffer)
-        return buffer
+    def _lease(self, nbytes: int) -> np.ndarray:
+        with self._lock:
+            for i, raw in enumerate(self._free):
+                if raw.nbytes == nbytes + self.ALIGNMENT:
+                    return self._free.pop(i)
+            self.allocated += 1
+        return np.empty(nbytes + self.ALIGNMENT, np.uint8)
+
+    def _release(self, raw: np.ndarray) -> None:
+        with self._lock:
+            self._free.append(raw)
+            del self._free[:-self.KEEP]
 
 
 class StreamBatches:
