@@ -12,8 +12,8 @@ import pytest
 from tfnet_train.cli import main
 from tfnet_train.conformance import implementations
 from tfnet_train.conformance.numpy_reference import run_numpy
-from tfnet_train.conformance.render import render_report_dir
-from tfnet_train.conformance.report import to_json, write_report
+from tfnet_train.conformance.render import render_report_dir, write_report
+from tfnet_train.conformance.report import to_json
 from tfnet_train.conformance.runner import run_suite
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

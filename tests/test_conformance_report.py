@@ -11,7 +11,8 @@ import pytest
 from tfnet_train.cli import main
 from tfnet_train.conformance import implementations
 from tfnet_train.conformance.numpy_reference import run_numpy
-from tfnet_train.conformance.report import REPORT_SCHEMA, format_table, to_json, write_report
+from tfnet_train.conformance.render import write_report
+from tfnet_train.conformance.report import REPORT_SCHEMA, format_table, to_json
 from tfnet_train.conformance.runner import run_suite
 
 PATTERN = "keras_relu_mse_sgd*"  # three small cases

@@ -72,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from tfnet_train.conformance.report import format_table, write_report
+    from tfnet_train.conformance.render import write_report
+    from tfnet_train.conformance.report import format_table
     from tfnet_train.conformance.runner import run_suite
 
     names = [n.strip() for n in args.impl.split(",") if n.strip()]

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tfnet_train.conformance.plots import case_plots, plot_name
-from tfnet_train.conformance.report import REPORT_SCHEMA, document_html
+from tfnet_train.conformance.report import REPORT_SCHEMA, document_html, to_json
+from tfnet_train.conformance.runner import SuiteResult
 
 
 def write_document(doc: dict[str, Any], directory: str | Path) -> dict[str, Path]:
@@ -47,3 +48,8 @@ def render_report_dir(directory: str | Path) -> dict[str, Path]:
     except json.JSONDecodeError as err:
         raise ValueError(f"report.json in {str(directory)!r} must be JSON, got: {err}") from err
     return write_document(doc, directory)
+
+
+def write_report(result: SuiteResult, directory: str | Path) -> dict[str, Path]:
+    """Write report.json, index.html and the PNGs of a suite run under ``directory``; returns their paths."""
+    return write_document(to_json(result), directory)

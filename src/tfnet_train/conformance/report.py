@@ -26,7 +26,6 @@ import html
 import math
 from collections import Counter
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from tfnet_train.conformance.runner import CaseResult, PairResult, SuiteResult
@@ -214,15 +213,3 @@ def _links_html(links: list[dict[str, Any]]) -> list[str]:
         if link.get("image"):
             out.append(f'<p><img src="{href}" alt="{esc(str(link.get("text") or ""), quote=True)}"></p>')
     return out
-
-
-def to_html(result: SuiteResult, plots: dict[str, dict[str, str]] | None = None) -> str:
-    """The static page of a suite run (``document_html`` of its report.json document)."""
-    return document_html(to_json(result, plots))
-
-
-def write_report(result: SuiteResult, directory: str | Path) -> dict[str, Path]:
-    """Write report.json, index.html and the PNGs under ``directory``; returns their paths."""
-    from tfnet_train.conformance.render import write_document
-
-    return write_document(to_json(result), directory)
