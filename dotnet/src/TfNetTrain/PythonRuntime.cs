@@ -141,7 +141,7 @@ namespace TfNetTrain
             var clock = Stopwatch.StartNew();
             try
             {
-                HostBatchStream.StopAll(); // producer threads hold Python thread states: end them first
+                HostBatchStream.StopAll(); // a pass being read ends with an error, not its end mark, before Python goes
                 if (IsAttached)
                 {
                     _disposed = true;

@@ -57,8 +57,8 @@ namespace TfNetTrain
             }
             if (HostBatchStream.IsProducing)
                 throw new InvalidOperationException(
-                    "a C# batch enumerator feeding a dataset must not call TfNetTrain: it runs on a TensorFlow thread " +
-                    "while the Python thread waits for its batch (produce plain NDArrays only)");
+                    "a C# batch enumerator feeding a dataset must not call TfNetTrain: it runs on a producer thread of the " +
+                    "library while the Python thread waits for its batch (produce plain NDArrays only)");
             var job = new Job<T>(func);
             bool nextInLine;
             lock (_lock)

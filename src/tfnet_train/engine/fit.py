@@ -94,7 +94,7 @@ class FitMixin:
         data_handler = DataHandler(
             x, y, sample_weight, batch_size=batch_size, steps_per_epoch=capped_steps(steps_per_epoch), shuffle=shuffle,
             class_weight=class_weight, steps_per_execution=self.steps_per_execution, profile=profile,
-            seed=self._engine.seed, distribute_strategy=self.distribute_strategy,
+            distribute_strategy=self.distribute_strategy,
         )
         validation = _Validation.of(validation_data, profile, validation_step, validation_steps,
                                     validation_batch_size or batch_size)

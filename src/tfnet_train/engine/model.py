@@ -42,7 +42,6 @@ class EngineState:
             self.train_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="train_counter",
                                              aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
         self.profile = KERAS_PROFILE
-        self.seed: int | None = None
         self._trace_record = threading.local()  # per replica thread under a MirroredStrategy
         self.reset_functions()
 

@@ -50,10 +50,10 @@ namespace TfNetTrain.TensorFlowNet
         public IDatasetV2 from_tensor_slices(NDArray x, NDArray y, NDArray sample_weight) => Slices(new[] { x, y, sample_weight });
 
         /// <summary>
-        /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to Keras
-        /// through a Python generator. Streamed (<paramref name="materialize"/> false): each pass over the dataset
-        /// (an epoch, an evaluate, a predict) calls <c>GetEnumerator()</c> again on a producer thread of the
-        /// library and makes one batch per request (fit reads up to 40 ahead, tf.data a few); nothing is held. Each
+        /// Batches produced by C# (each item one batch: x, (x, y) or (x, y, sample_weight) arrays), fed to the
+        /// engine. Streamed (<paramref name="materialize"/> false): each pass over the dataset (an epoch, an
+        /// evaluate, a predict) calls <c>GetEnumerator()</c> again on a producer thread of the library and makes one
+        /// batch per request (fit reads up to two compiled blocks ahead, a tf.data pipeline one batch); nothing is held. Each
         /// batch is copied before the next is asked for, so the enumerator may refill the same arrays. The
         /// enumerator must produce plain NDArrays and not call TfNetTrain (refused with InvalidOperationException).
         /// Materialised (true): the batches are enumerated once, here, all checked before any model sees them, and
