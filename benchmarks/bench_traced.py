@@ -63,10 +63,10 @@ def python_half(features: int, hidden: int, classes: int, batch: int, steps: int
         optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return loss
 
-    def loop(count: int) -> int:
+    def loop(count: int, run_step=step) -> int:
         loss = None
         for i in range(count):
-            loss = step(*batches[i % len(batches)])
+            loss = run_step(*batches[i % len(batches)])
         loss.numpy()
         return count
 
@@ -95,18 +95,9 @@ def python_half(features: int, hidden: int, classes: int, batch: int, steps: int
 
     sequential = tfnet_train.Sequential([keras.Input((features,)), keras.layers.Dense(hidden, activation="relu"),
                                          keras.layers.Dense(classes)])
-    eager_step = step.python_function
-    eager_steps = max(10, steps // 20)
-
-    def eager_loop(count: int) -> int:
-        loss = None
-        for i in range(count):
-            loss = eager_step(*batches[i % len(batches)])
-        loss.numpy()
-        return count
-
+    eager, eager_steps = step.python_function, max(10, steps // 20)  # the same step, op by op
     return {"traced": _best(repeats, lambda: loop(20), lambda: loop(steps)),
-            "eager": _best(repeats, lambda: eager_loop(3), lambda: eager_loop(eager_steps)),
+            "eager": _best(repeats, lambda: loop(3, eager), lambda: loop(eager_steps, eager)),
             "subclass_fit": fit_rate(Mlp()), "sequential_fit": fit_rate(sequential)}
 
 
