@@ -96,6 +96,20 @@ namespace TfNetTrain.TensorFlowNet
             return _built;
         }
 
+        /// <summary>The Keras config of the layer as JSON text (Keras's <c>layer.get_config()</c>).</summary>
+        public virtual string get_config()
+        {
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f =>
+            {
+                using (var d = Face.Invoke(f, "tensors", "model_config", new object[] { new PyObjectBox(PythonLayer(runtime, f)) }))
+                using (var json = d["json"])
+                {
+                    return json.As<string>();
+                }
+            });
+        }
+
         /// <summary>The Keras layer of the spec.</summary>
         internal virtual PyObject MakeSpecObject(PythonRuntime runtime, BridgeFacade f) => Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
 
