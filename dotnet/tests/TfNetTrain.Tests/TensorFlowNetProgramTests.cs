@@ -143,8 +143,25 @@ namespace TfNetTrain.Tests
         {
             var dense = keras.layers.Dense(7, activation: "relu");
             string config = dense.get_config();
+            Assert.IsNotInstanceOf<FunctionalConfig>(dense.get_config());
             StringAssert.Contains("\"units\": 7", config);
             StringAssert.Contains("\"activation\": \"relu\"", config);
+        }
+
+        [Test]
+        public void FromConfigRebuildsAFunctionalModelThroughKeras()
+        {
+            IModel model = Dense3To2();
+            KerasConfig config = model.get_config();
+            Assert.IsInstanceOf<FunctionalConfig>(config);
+            Assert.IsNotInstanceOf<FunctionalConfig>(keras.Sequential(new List<ILayer> { keras.layers.Dense(1, input_shape: 3) }).get_config());
+            Functional rebuilt = new ModelsApi().from_config((FunctionalConfig)config);
+            Assert.AreEqual(model.Layers.Count, rebuilt.Layers.Count);
+            Assert.AreEqual(new[] { 3, 2 }, rebuilt.get_weights()[0].Shape, "the same architecture: Dense(2) on 3 inputs");
+            string text = config;
+            StringAssert.Contains("\"input_layers\"", text);
+            Assert.AreEqual(text, config.ToString());
+            Assert.Throws<ArgumentNullException>(() => keras.models.from_config(null));
         }
 
         private static Functional TwoInputs()

@@ -96,18 +96,18 @@ namespace TfNetTrain.TensorFlowNet
             return _built;
         }
 
-        /// <summary>The Keras config of the layer as JSON text (Keras's <c>layer.get_config()</c>).</summary>
-        public virtual string get_config()
+        /// <summary>The Keras config of the layer (Keras's <c>layer.get_config()</c>; converts to its JSON text).</summary>
+        public virtual KerasConfig get_config()
         {
             PythonRuntime runtime = Face.Runtime;
-            return Face.Run(runtime, f =>
+            return new KerasConfig(Face.Run(runtime, f =>
             {
                 using (var d = Face.Invoke(f, "tensors", "model_config", new object[] { new PyObjectBox(PythonLayer(runtime, f)) }))
                 using (var json = d["json"])
                 {
                     return json.As<string>();
                 }
-            });
+            }));
         }
 
         /// <summary>The Keras layer of the spec.</summary>

@@ -104,8 +104,21 @@ namespace TfNetTrain.TensorFlowNet
     /// <summary>Whole-model files (TF.NET's <c>keras.models</c>).</summary>
     public sealed class ModelsApi
     {
-        internal ModelsApi()
+        /// <summary>What <c>keras.models</c> is (TF.NET's programs also write <c>new ModelsApi()</c>).</summary>
+        public ModelsApi()
         {
+        }
+
+        /// <summary>
+        /// A new functional model (fresh weights) from a functional model's <see cref="Model.get_config"/>, built by
+        /// Keras's own <c>Model.from_config</c>.
+        /// </summary>
+        public Functional from_config(FunctionalConfig config)
+        {
+            if (config == null) throw new ArgumentNullException(nameof(config));
+            PythonRuntime runtime = Face.Runtime;
+            TfNetTrain.Model model = TfNetTrain.Model.Create(runtime, f => Face.Invoke(f, "saving", "model_from_config", new object[] { config.Json }));
+            return new Functional(model, null);
         }
 
         /// <summary>

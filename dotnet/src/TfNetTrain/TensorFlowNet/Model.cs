@@ -74,8 +74,8 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Reads weights written by save_weights.</summary>
         void load_weights(string filepath);
 
-        /// <summary>The Keras config as JSON text.</summary>
-        string get_config();
+        /// <summary>The Keras config (a <see cref="FunctionalConfig"/> for a functional model; converts to its JSON text).</summary>
+        KerasConfig get_config();
 
         /// <summary>Saves the whole model (".keras"/".h5", or a SavedModel directory for other paths).</summary>
         void save(string filepath, bool overwrite = true, bool include_optimizer = true, string save_format = "tf");
@@ -501,11 +501,11 @@ namespace TfNetTrain.TensorFlowNet
             }
         }
 
-        /// <summary>The Keras config as JSON text.</summary>
-        public override string get_config()
+        /// <summary>The Keras config (a <see cref="FunctionalConfig"/> for a functional model; converts to its JSON text).</summary>
+        public override KerasConfig get_config()
         {
             TfNetTrain.Model model = EngineModel;
-            return model.Runtime.Run(() =>
+            string text = model.Runtime.Run(() =>
             {
                 using (var d = Face.Invoke(model.Runtime.Facade, "tensors", "model_config", new object[] { new PyObjectBox(model.PythonObject) }))
                 using (var json = d["json"])
@@ -513,6 +513,7 @@ namespace TfNetTrain.TensorFlowNet
                     return json.As<string>();
                 }
             });
+            return this is Functional && !(this is Sequential) ? new FunctionalConfig(text) : new KerasConfig(text);
         }
 
         public List<NDArray> get_weights() => EngineModel.GetWeights().ToList();
