@@ -125,6 +125,20 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void TensorWithArrayOperandsIsElementwise()
+        {
+            var W = tf.Variable(2f);
+            NDArray x = new NDArray(new float[] { 1, 2, 3 }, new[] { 3 });
+            Assert.AreEqual(new float[] { 3, 5, 7 }, (W * x + 1f).numpy().ToArray<float>(), "W * x: every element, not x as one float");
+            Assert.AreEqual(new float[] { 1, 0, -1 }, (W - x).numpy().ToArray<float>());
+            Assert.AreEqual(new float[] { -1, 0, 1 }, (x - W).numpy().ToArray<float>());
+            Assert.AreEqual(new float[] { 3, 4, 5 }, (x + W).numpy().ToArray<float>());
+            Assert.AreEqual(new float[] { 2, 4, 6 }, (x * W).numpy().ToArray<float>());
+            Assert.AreEqual(new float[] { 2, 1, 2f / 3 }, (W / x).numpy().ToArray<float>());
+            Assert.AreEqual(new float[] { 0.5f, 1, 1.5f }, (x / W).numpy().ToArray<float>());
+        }
+
+        [Test]
         public void TensorsDeconstructIntoTheFirstAndTheRest()
         {
             Tensor a = tf.constant(1f), b = tf.constant(2f), c = tf.constant(3f);
