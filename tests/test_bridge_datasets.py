@@ -266,3 +266,22 @@ def test_each_epoch_reads_one_pass_and_an_error_in_a_later_epoch_still_restores(
     assert datasets.fit_dataset(streamed, dataset)["epoch"] == [0]  # the sixth pass: the producer was left free
     producer.join(5)
     assert not producer.is_alive()
+
+
+def test_group_inputs_nests_the_leading_components() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(3, 2)
+    b = a + 10
+    y = np.array([0.0, 1.0, 2.0], np.float32)
+    zipped = tf.data.Dataset.zip(*(tf.data.Dataset.from_tensor_slices(v) for v in (a, b, y)))
+    (x1, x2), label = next(iter(datasets.group_inputs(zipped, 2)))
+    np.testing.assert_array_equal(x1.numpy(), a[0])
+    np.testing.assert_array_equal(x2.numpy(), b[0])
+    assert float(label) == 0.0
+    inputs_only = tf.data.Dataset.zip(tf.data.Dataset.from_tensor_slices(a), tf.data.Dataset.from_tensor_slices(b))
+    element = next(iter(datasets.group_inputs(inputs_only, 2)))
+    assert len(element) == 1 and len(element[0]) == 2  # (x,): what Keras's predict reads as x alone
+    for count in (1, 4):
+        with pytest.raises(ValueError, match=f"FirstInputTensorCount must be between 2 and the 3 .*got {count}"):
+            datasets.group_inputs(zipped, count)
+    with pytest.raises(TypeError, match="dataset must be a tf.data.Dataset"):
+        datasets.group_inputs([a, b], 2)

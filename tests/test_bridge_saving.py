@@ -57,3 +57,21 @@ def test_build_callback_refuses_other_names_and_bad_arguments() -> None:
         bridge.build_callback("EarlyStopping", [1])  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         bridge.build_callback("EarlyStopping", {"patients": 2})
+
+
+def test_model_from_config_builds_a_fresh_functional_engine_model() -> None:
+    import json
+
+    from tfnet_train.bridge import saving, tensors
+
+    inputs = keras.Input((4,))
+    model = tfnet_train.Model(inputs=inputs, outputs=keras.layers.Dense(2, name="head")(inputs))
+    rebuilt = saving.model_from_config(tensors.model_config(model)["json"])
+    assert isinstance(rebuilt, tfnet_train.Model)
+    assert [layer.name for layer in rebuilt.layers] == [layer.name for layer in model.layers]
+    assert rebuilt.get_layer("head").kernel is not model.get_layer("head").kernel
+    sequential = tfnet_train.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    with pytest.raises(ValueError, match="functional model's get_config"):
+        saving.model_from_config(json.dumps(sequential.get_config(), default=str))
+    with pytest.raises(TypeError, match="config must be JSON text"):
+        saving.model_from_config({"layers": []})

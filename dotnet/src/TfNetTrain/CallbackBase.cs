@@ -12,6 +12,9 @@ namespace TfNetTrain
         /// <summary>The model Fit is training (set before the first hook).</summary>
         public Model Model { get; internal set; }
 
+        /// <summary>Empty unless a subclass fills it (<see cref="ICallback.history"/>).</summary>
+        public virtual Dictionary<string, List<float>> history { get; } = new Dictionary<string, List<float>>();
+
         /// <inheritdoc/>
         public virtual void OnTrainBegin(IDictionary<string, float> logs) { }
 

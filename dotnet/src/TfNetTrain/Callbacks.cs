@@ -23,6 +23,7 @@ namespace TfNetTrain
             return Arguments.TryGetValue(name, out value) ? (T)value : fallback;
         }
 
+        Dictionary<string, List<float>> ICallback.history => new Dictionary<string, List<float>>();
         void ICallback.OnTrainBegin(IDictionary<string, float> logs) { }
         void ICallback.OnTrainEnd(IDictionary<string, float> logs) { }
         void ICallback.OnEpochBegin(int epoch, IDictionary<string, float> logs) { }

@@ -25,7 +25,7 @@ namespace TfNetTrain
         /// <summary>The per-epoch values of one metric.</summary>
         public IList<float> this[string metric] => Values[metric];
 
-        /// <summary>TensorFlow.NET's name for <see cref="Values"/> (a copy).</summary>
+        /// <summary>TensorFlow.NET's name for <see cref="Values"/> (a copy; <see cref="ICallback.history"/>).</summary>
         public Dictionary<string, List<float>> history => Values.ToDictionary(p => p.Key, p => p.Value.ToList());
 
         void ICallback.OnTrainBegin(IDictionary<string, float> logs) { }

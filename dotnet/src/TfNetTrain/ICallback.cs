@@ -10,6 +10,13 @@ namespace TfNetTrain
     /// </summary>
     public interface ICallback
     {
+        /// <summary>
+        /// Metric name → one value per epoch, as TensorFlow.NET's callbacks carry it: filled on the
+        /// <see cref="History"/> fit returns (<c>ICallback result = model.fit(...); result.history["loss"]</c>);
+        /// other callbacks may return an empty dictionary.
+        /// </summary>
+        Dictionary<string, List<float>> history { get; }
+
         /// <summary>Once, before the first epoch.</summary>
         void OnTrainBegin(IDictionary<string, float> logs);
 

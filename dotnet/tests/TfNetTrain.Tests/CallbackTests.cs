@@ -15,6 +15,7 @@ namespace TfNetTrain.Tests
             public readonly List<string> Calls = new List<string>();
             public readonly List<IDictionary<string, float>> Logs = new List<IDictionary<string, float>>();
             public int ThreadId = -1;
+            public Dictionary<string, List<float>> history { get; } = new Dictionary<string, List<float>>();
 
             private void Record(string what, IDictionary<string, float> logs)
             {

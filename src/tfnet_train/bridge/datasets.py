@@ -59,6 +59,19 @@ def check_element(dataset: Any, arity: tuple[int, ...], argument: str) -> None:
                         f"(x, y, sample_weight); got {n} with spec {dataset.element_spec}")
 
 
+def group_inputs(dataset: Any, count: int) -> tf.data.Dataset:
+    """TensorFlow.NET's ``FirstInputTensorCount``: elements ``(x1, ..., xn, y, ...)`` become
+    ``((x1, ..., xn), y, ...)``, the nested form Keras reads as the inputs of a model of ``n`` inputs."""
+    if not isinstance(dataset, tf.data.Dataset):
+        raise TypeError(f"dataset must be a tf.data.Dataset; got {type(dataset).__name__}")
+    count = int(count)
+    n = element_arity(dataset)
+    if not isinstance(dataset.element_spec, tuple) or count < 2 or count > n:
+        raise ValueError(f"FirstInputTensorCount must be between 2 and the {n} component(s) of each element; "
+                         f"got {count}")
+    return dataset.map(lambda *parts: (tuple(parts[:count]), *parts[count:]))
+
+
 def _specs(signature: Sequence[tuple[Sequence[int], str]]) -> tuple[tf.TensorSpec, ...]:
     return tuple(tf.TensorSpec([None if d < 0 else d for d in shape], dtype) for shape, dtype in signature)
 

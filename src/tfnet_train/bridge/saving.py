@@ -31,6 +31,20 @@ def load_model(path: str, compile: bool = True, safe_mode: bool = True) -> Model
     return load(str(path), compile=bool(compile), safe_mode=bool(safe_mode))
 
 
+def model_from_config(config: str) -> Model:
+    """`keras.models.from_config` for a functional model: a new engine model (fresh weights) built by Keras's
+    `Model.from_config` from `model.get_config()`'s JSON text."""
+    import json
+
+    if not isinstance(config, str):
+        raise TypeError(f"config must be JSON text; got {type(config).__name__}")
+    data = json.loads(config)
+    if not isinstance(data, dict) or not all(k in data for k in ("layers", "input_layers", "output_layers")):
+        raise ValueError("config must be a functional model's get_config() (layers, input_layers, output_layers); "
+                         f"got keys {sorted(data) if isinstance(data, dict) else type(data).__name__}")
+    return Model.from_config(data)
+
+
 def export_model(model: Any, path: str, format: str = "tf_saved_model") -> None:
     """`model.export(path, format)`: a checked SavedModel or ONNX export, written whole or not at all."""
     if not isinstance(model, Model):

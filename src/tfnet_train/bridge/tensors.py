@@ -332,7 +332,7 @@ def sequential_of(items: Sequence[Any], name: str | None = None) -> Any:
 
 
 def model_config(model: Any) -> dict[str, Any]:
-    """`model.get_config()` serialised as JSON text under "json"."""
+    """`model.get_config()` (or a layer's) serialised as JSON text under "json"."""
     import json
 
     return {"json": json.dumps(model.get_config(), default=str)}

@@ -251,6 +251,14 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>The Python object (use only with the GIL held, e.g. inside <see cref="PythonRuntime.Run{T}"/>).</summary>
         public PyObject PythonObject => Handle;
 
+        /// <summary>Holds <paramref name="handle"/> from now on and returns the object held before (GIL held).</summary>
+        internal PyObject SwapHandle(PyObject handle)
+        {
+            PyObject old = Handle;
+            _handle = handle ?? throw new ArgumentNullException(nameof(handle));
+            return old;
+        }
+
         internal T Run<T>(Func<BridgeFacade, T> body)
         {
             PyObject unused = Handle;

@@ -163,14 +163,69 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>Class names in label order (image_dataset_from_directory; kept by shuffle, batch, ...), else null.</summary>
         string[] class_names { get; set; }
+
+        /// <summary>
+        /// How many leading components of each element are model inputs (TF.NET's name; 1 by default). Set to n &gt; 1,
+        /// elements (x1, ..., xn, y) are read as ((x1, ..., xn), y) by fit, evaluate and predict.
+        /// </summary>
+        int FirstInputTensorCount { get; set; }
     }
 
     /// <summary>A tf.data.Dataset held from C#.</summary>
     public sealed class DatasetV2 : PythonHandle, IDatasetV2
     {
+        private PyObject _ungrouped;
+        private int _firstInputs = 1;
+        private bool _groupedBefore;
+
         internal DatasetV2(PythonRuntime runtime, PyObject dataset, string[] classNames = null) : base(runtime, dataset)
         {
             class_names = classNames;
+        }
+
+        private DatasetV2(PythonRuntime runtime, PyObject dataset, string[] classNames, int firstInputs) : this(runtime, dataset, classNames)
+        {
+            _firstInputs = firstInputs;
+            _groupedBefore = firstInputs > 1;
+        }
+
+        /// <inheritdoc/>
+        public int FirstInputTensorCount
+        {
+            get => _firstInputs;
+            set
+            {
+                if (value < 1) throw new TfNetTrainArgumentException(nameof(FirstInputTensorCount), $"must be >= 1; got {value}");
+                if (value == _firstInputs) return;
+                if (_groupedBefore)
+                    throw new InvalidOperationException($"this dataset was made from one whose FirstInputTensorCount was {_firstInputs}: its elements are grouped already; set FirstInputTensorCount before shuffle, batch, ...");
+                Run(f =>
+                {
+                    if (value == 1)
+                    {
+                        SwapHandle(_ungrouped).Dispose();
+                        _ungrouped = null;
+                    }
+                    else
+                    {
+                        PyObject grouped = Face.Invoke(f, "datasets", "group_inputs", new object[] { new PyObjectBox(_ungrouped ?? Handle), value });
+                        PyObject old = SwapHandle(grouped);
+                        if (_ungrouped == null) _ungrouped = old;
+                        else old.Dispose();
+                    }
+                    return 0;
+                });
+                _firstInputs = value;
+            }
+        }
+
+        /// <inheritdoc/>
+        public override void Dispose()
+        {
+            PyObject ungrouped = _ungrouped;
+            _ungrouped = null;
+            if (ungrouped != null && !Runtime.IsDisposed) Runtime.Run(() => { ungrouped.Dispose(); return 0; });
+            base.Dispose();
         }
 
         /// <summary>Class names in label order (image_dataset_from_directory; kept by shuffle, batch, ...), else null.</summary>
@@ -204,7 +259,7 @@ namespace TfNetTrain.TensorFlowNet
         {
             var kwargs = new List<KeyValuePair<string, object>>();
             for (int i = 0; i + 1 < namesAndValues.Length; i += 2) kwargs.Add(new KeyValuePair<string, object>((string)namesAndValues[i], namesAndValues[i + 1]));
-            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) }), class_names));
+            return Run(f => (IDatasetV2)new DatasetV2(Runtime, Face.Invoke(f, "datasets", "dataset_call", new object[] { this, name, kwargs.Where(p => p.Value != null).ToDictionary(p => p.Key, p => p.Value) }), class_names, _firstInputs));
         }
 
         /// <summary>One pass over the dataset: each element read from Python as it is asked for.</summary>

@@ -9,6 +9,9 @@ namespace TfNetTrain.TensorFlowNet
     {
         /// <summary>A functional model of two inputs (TF.NET's <c>keras.Model((input1, input2), output)</c>).</summary>
         public Functional Model((Tensor, Tensor) inputs, Tensor outputs, string name = null) => Model(new[] { inputs.Item1, inputs.Item2 }, new[] { outputs }, name);
+
+        /// <summary>A functional model of two inputs whose outputs come as <see cref="Tensors"/> (a layer applied to a tuple).</summary>
+        public Functional Model((Tensor, Tensor) inputs, Tensors outputs, string name = null) => Model(new Tensors(inputs.Item1, inputs.Item2), outputs, name);
     }
 
     /// <summary>More keras.layers: Input, EinsumDense, CategoryEncoding, Resizing and keras.layers.preprocessing.</summary>

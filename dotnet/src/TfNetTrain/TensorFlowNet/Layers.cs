@@ -96,6 +96,20 @@ namespace TfNetTrain.TensorFlowNet
             return _built;
         }
 
+        /// <summary>The Keras config of the layer (Keras's <c>layer.get_config()</c>; converts to its JSON text).</summary>
+        public virtual KerasConfig get_config()
+        {
+            PythonRuntime runtime = Face.Runtime;
+            return new KerasConfig(Face.Run(runtime, f =>
+            {
+                using (var d = Face.Invoke(f, "tensors", "model_config", new object[] { new PyObjectBox(PythonLayer(runtime, f)) }))
+                using (var json = d["json"])
+                {
+                    return json.As<string>();
+                }
+            }));
+        }
+
         /// <summary>The Keras layer of the spec.</summary>
         internal virtual PyObject MakeSpecObject(PythonRuntime runtime, BridgeFacade f) => Face.Invoke(f, "tensors", "make_layer", new object[] { Spec });
 

@@ -53,8 +53,29 @@ namespace TfNetTrain.TensorFlowNet
         /// </summary>
         public void export(string filepath, string format = "tf_saved_model") => EngineModel.Export(filepath, format);
 
-        /// <summary>Saves the whole model (".keras"; <see cref="TfNetTrain.Model.Save"/>).</summary>
-        public void save(string filepath, bool overwrite = true) => EngineModel.Save(filepath, overwrite);
+        /// <summary>
+        /// Saves the whole model: a path ending in ".keras" (or ".h5") is written by <see cref="TfNetTrain.Model.Save"/>
+        /// whatever <paramref name="save_format"/> says; any other path with TensorFlow.NET's default
+        /// <c>save_format: "tf"</c> becomes a SavedModel directory, which Keras 3 writes only as an inference export
+        /// (<see cref="export"/>: serving signatures and weights, no optimizer state).
+        /// </summary>
+        public void save(string filepath, bool overwrite = true, bool include_optimizer = true, string save_format = "tf")
+        {
+            if (filepath == null) throw new ArgumentNullException(nameof(filepath));
+            bool keras = filepath.EndsWith(".keras", StringComparison.Ordinal) || filepath.EndsWith(".h5", StringComparison.Ordinal);
+            if (!include_optimizer && keras)
+                throw new ArgumentException($"include_optimizer must be true for {filepath}: Keras 3's model files always hold the optimizer; got false", nameof(include_optimizer));
+            if (keras || save_format == "keras" || save_format == "h5")
+            {
+                EngineModel.Save(filepath, overwrite);
+                return;
+            }
+            if (save_format != "tf")
+                throw new ArgumentException($"save_format must be \"tf\", \"h5\" or \"keras\"; got {save_format ?? "null"}", nameof(save_format));
+            if (!overwrite && (System.IO.Directory.Exists(filepath) || System.IO.File.Exists(filepath)))
+                throw new System.IO.IOException($"filepath {filepath} exists and overwrite is false");
+            EngineModel.Export(filepath, "tf_saved_model");
+        }
 
         /// <summary>Parameters that train now.</summary>
         public long trainable_params => EngineModel.TrainableParamCount;
@@ -83,8 +104,21 @@ namespace TfNetTrain.TensorFlowNet
     /// <summary>Whole-model files (TF.NET's <c>keras.models</c>).</summary>
     public sealed class ModelsApi
     {
-        internal ModelsApi()
+        /// <summary>What <c>keras.models</c> is (TF.NET's programs also write <c>new ModelsApi()</c>).</summary>
+        public ModelsApi()
         {
+        }
+
+        /// <summary>
+        /// A new functional model (fresh weights) from a functional model's <see cref="Model.get_config"/>, built by
+        /// Keras's own <c>Model.from_config</c>.
+        /// </summary>
+        public Functional from_config(FunctionalConfig config)
+        {
+            if (config == null) throw new ArgumentNullException(nameof(config));
+            PythonRuntime runtime = Face.Runtime;
+            TfNetTrain.Model model = TfNetTrain.Model.Create(runtime, f => Face.Invoke(f, "saving", "model_from_config", new object[] { config.Json }));
+            return new Functional(model, null);
         }
 
         /// <summary>

@@ -74,8 +74,11 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Reads weights written by save_weights.</summary>
         void load_weights(string filepath);
 
-        /// <summary>The Keras config as JSON text.</summary>
-        string get_config();
+        /// <summary>The Keras config (a <see cref="FunctionalConfig"/> for a functional model; converts to its JSON text).</summary>
+        KerasConfig get_config();
+
+        /// <summary>Saves the whole model (".keras"/".h5", or a SavedModel directory for other paths).</summary>
+        void save(string filepath, bool overwrite = true, bool include_optimizer = true, string save_format = "tf");
     }
 
     /// <summary>
@@ -251,8 +254,19 @@ namespace TfNetTrain.TensorFlowNet
         {
             OptimizerV2 opt = Optimizer(optimizer);
             Loss lossObject = LossOf(loss);
+            metrics = MetricNames(metrics);
             if (lossObject != null && lossObject.Spec == null) compile(opt, lossObject, (metrics ?? new string[0]).Cast<object>().ToArray(), semantics);
             else EngineModel.Compile(opt?.Spec ?? (OptimizerSpec)"rmsprop", lossObject?.Spec, metrics, semantics);
+        }
+
+        /// <summary>
+        /// TensorFlow.NET's names for metric shorthands ("acc" → "accuracy", "mae" → "mean_absolute_error", "mape" →
+        /// "mean_absolute_percentage_error"): the same Keras metric, logged under the name TF.NET gives it.
+        /// </summary>
+        internal static string[] MetricNames(string[] metrics)
+        {
+            if (metrics == null) return null;
+            return metrics.Select(m => m == "acc" ? "accuracy" : m == "mae" ? "mean_absolute_error" : m == "mape" ? "mean_absolute_percentage_error" : m).ToArray();
         }
 
         private static OptimizerV2 Optimizer(IOptimizer optimizer)
@@ -298,7 +312,7 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Configures training from string identifiers ("adam", "sparse_categorical_crossentropy").</summary>
         public void compile(string optimizer, string loss, string[] metrics = null, string semantics = "keras")
         {
-            EngineModel.Compile(optimizer, loss, metrics, semantics);
+            EngineModel.Compile(optimizer, loss, MetricNames(metrics), semantics);
         }
 
         /// <summary>Trains on arrays; batch_size -1 is Keras's default (32).</summary>
@@ -488,11 +502,11 @@ namespace TfNetTrain.TensorFlowNet
             }
         }
 
-        /// <summary>The Keras config as JSON text.</summary>
-        public string get_config()
+        /// <summary>The Keras config (a <see cref="FunctionalConfig"/> for a functional model; converts to its JSON text).</summary>
+        public override KerasConfig get_config()
         {
             TfNetTrain.Model model = EngineModel;
-            return model.Runtime.Run(() =>
+            string text = model.Runtime.Run(() =>
             {
                 using (var d = Face.Invoke(model.Runtime.Facade, "tensors", "model_config", new object[] { new PyObjectBox(model.PythonObject) }))
                 using (var json = d["json"])
@@ -500,6 +514,7 @@ namespace TfNetTrain.TensorFlowNet
                     return json.As<string>();
                 }
             });
+            return this is Functional && !(this is Sequential) ? new FunctionalConfig(text) : new KerasConfig(text);
         }
 
         public List<NDArray> get_weights() => EngineModel.GetWeights().ToList();

@@ -30,8 +30,8 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>np.random: NumPy's global generator.</summary>
         public NumPyRandom random { get; } = new NumPyRandom();
 
-        /// <summary>np.newaxis as an index (x[np.newaxis, ...] is written x["np.newaxis, ..."]).</summary>
-        public string newaxis => "np.newaxis";
+        /// <summary>np.newaxis: a new axis of length 1 as an index, among slices (<c>x[np.newaxis, Slice.All]</c>) or in slice text (<c>x["np.newaxis, ..."]</c>).</summary>
+        public Slice newaxis => Slice.NewAxis;
 
         /// <summary>An array of the given elements (a copy, in C# storage until an np operation uses it).</summary>
         public NDArray array<T>(params T[] data) where T : struct
@@ -397,7 +397,19 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>One index.</summary>
         public static Slice Index(int index) => new Slice(index, index == -1 ? (int?)null : index + 1);
 
-        /// <summary>"start:stop:step".</summary>
-        public override string ToString() => $"{Start}:{Stop}:{Step}";
+        /// <summary>A new axis of length 1 (<c>np.newaxis</c>).</summary>
+        public static Slice NewAxis => new Slice { IsNewAxis = true };
+
+        /// <summary>As many whole axes as the other indices leave (<c>...</c>).</summary>
+        public static Slice Ellipsis => new Slice { IsEllipsis = true };
+
+        /// <summary>True for <see cref="NewAxis"/>.</summary>
+        public bool IsNewAxis { get; private set; }
+
+        /// <summary>True for <see cref="Ellipsis"/>.</summary>
+        public bool IsEllipsis { get; private set; }
+
+        /// <summary>"start:stop:step" ("np.newaxis" for <see cref="NewAxis"/>, "..." for <see cref="Ellipsis"/>).</summary>
+        public override string ToString() => IsNewAxis ? "np.newaxis" : IsEllipsis ? "..." : $"{Start}:{Stop}:{Step}";
     }
 }

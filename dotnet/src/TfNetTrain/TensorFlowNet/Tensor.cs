@@ -109,6 +109,25 @@ namespace TfNetTrain.TensorFlowNet
         public static Tensor operator /(Tensor a, Tensor b) => Binding.tf.divide(a, b);
         public static Tensor operator /(Tensor a, float b) => Binding.tf.Op("divide", a, b);
         public static Tensor operator /(float a, Tensor b) => Binding.tf.Op("divide", a, b);
+        // Tensor with NDArray: the array as a constant (without these, C# would pick the float operators through
+        // NDArray's implicit float conversion, which takes one element only).
+        public static Tensor operator +(Tensor a, NDArray b) => Binding.tf.add(a, (Tensor)b);
+        public static Tensor operator +(NDArray a, Tensor b) => Binding.tf.add((Tensor)a, b);
+        public static Tensor operator -(Tensor a, NDArray b) => Binding.tf.subtract(a, (Tensor)b);
+        public static Tensor operator -(NDArray a, Tensor b) => Binding.tf.subtract((Tensor)a, b);
+        public static Tensor operator *(Tensor a, NDArray b) => Binding.tf.multiply(a, (Tensor)b);
+        public static Tensor operator *(NDArray a, Tensor b) => Binding.tf.multiply((Tensor)a, b);
+        public static Tensor operator /(Tensor a, NDArray b) => Binding.tf.divide(a, (Tensor)b);
+        public static Tensor operator /(NDArray a, Tensor b) => Binding.tf.divide((Tensor)a, b);
+        // ints as before the NDArray operators: as floats (an int also converts to NDArray implicitly)
+        public static Tensor operator +(Tensor a, int b) => a + (float)b;
+        public static Tensor operator +(int a, Tensor b) => (float)a + b;
+        public static Tensor operator -(Tensor a, int b) => a - (float)b;
+        public static Tensor operator -(int a, Tensor b) => (float)a - b;
+        public static Tensor operator *(Tensor a, int b) => a * (float)b;
+        public static Tensor operator *(int a, Tensor b) => (float)a * b;
+        public static Tensor operator /(Tensor a, int b) => a / (float)b;
+        public static Tensor operator /(int a, Tensor b) => (float)a / b;
         public static Tensor operator <(Tensor a, Tensor b) => Binding.tf.less(a, b);
         public static Tensor operator >(Tensor a, Tensor b) => Binding.tf.greater(a, b);
         public static Tensor operator <=(Tensor a, Tensor b) => Binding.tf.less_equal(a, b);

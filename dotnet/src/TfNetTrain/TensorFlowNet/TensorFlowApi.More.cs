@@ -209,6 +209,17 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>True: eager execution is the only mode.</summary>
         public bool executing_eagerly() => true;
+
+        /// <summary>
+        /// TensorFlow.NET makes a new eager context; here one eager context serves the whole process, so this does
+        /// what <c>keras.backend.clear_session()</c> does (Keras's name counters and global state, TensorFlow's
+        /// kernel caches). Models built before keep working.
+        /// </summary>
+        public void reset_context()
+        {
+            PythonRuntime runtime = Face.Runtime;
+            Face.Run(runtime, f => { Face.Call(f, "tensors", "clear_session", new object[0]); return 0; });
+        }
     }
 
     /// <summary>TF.NET's InitializerArgs: the shape and dtype an initializer fills.</summary>

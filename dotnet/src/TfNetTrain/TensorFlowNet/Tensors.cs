@@ -50,6 +50,17 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>True when there is exactly one tensor.</summary>
         public bool IsSingle() => _items.Count == 1;
 
+        /// <summary>
+        /// <c>var (output, states) = cell.Apply(x, states)</c>: the first tensor and the rest (null when there is only
+        /// one), as TF.NET splits an RNN cell's result.
+        /// </summary>
+        public void Deconstruct(out Tensor first, out Tensors rest)
+        {
+            if (_items.Count == 0) throw new InvalidOperationException("Tensors is empty: nothing to deconstruct");
+            first = _items[0];
+            rest = _items.Count == 1 ? null : new Tensors(_items.Skip(1).ToArray());
+        }
+
         /// <summary>The value of the only tensor, copied into C# (see <see cref="Single"/>).</summary>
         public NDArray numpy() => Single.numpy();
 
