@@ -7,9 +7,9 @@ import os
 from typing import Any
 
 import keras
-from keras.src.utils.python_utils import is_default
 
 from tfnet_train.callbacks import tensorboard
+from tfnet_train.engine.keras_internals import is_default
 
 #: Batch-level hook names per mode. `on_batch_begin`/`on_batch_end` are the train-mode aliases.
 BATCH_HOOKS: dict[str, tuple[str, ...]] = {

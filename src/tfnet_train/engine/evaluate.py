@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import tensorflow as tf
-from keras.src.losses import loss as loss_module
-from keras.src.utils.python_utils import pythonify_logs
 
 from tfnet_train.callbacks import CallbackList
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
@@ -65,7 +64,7 @@ class EvaluateMixin:
                     callbacks.on_test_batch_end(block.end, logs)
                 if self.stop_evaluating:
                     break
-        logs = pythonify_logs(self._get_metrics_result_or_logs(logs))
+        logs = keras_internals.pythonify_logs(keras_internals.metrics_result_or_logs(self, logs))
         callbacks.on_test_end(logs)
         if return_dict:
             return logs
@@ -101,6 +100,6 @@ class EvaluateMixin:
             x, y, sample_weight = expand_1d((x, y, sample_weight))
         y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
         loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
-        self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
+        keras_internals.loss_tracker(self).update_state(keras_internals.unscale_loss_for_distribution(loss),
                                         sample_weight=tf.shape(next(t for t in tf.nest.flatten(x) if t is not None))[0])
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)

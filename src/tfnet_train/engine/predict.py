@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import tensorflow as tf
-from keras.src import tree
-from keras.src.backend.tensorflow.trainer import convert_to_np_if_not_ragged, potentially_ragged_concat
+from keras import tree
 
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
+from tfnet_train.engine.keras_internals import convert_to_np_if_not_ragged, potentially_ragged_concat
 
 
 class PredictMixin:

@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from keras.src import tree
-from keras.src.trainers.data_adapters import array_slicing, data_adapter_utils
-from keras.src.trainers.data_adapters.array_data_adapter import ArrayDataAdapter
+from keras import tree
+from keras.utils import unpack_x_y_sample_weight as _keras_unpack
+
+from tfnet_train.engine.keras_internals import ArrayDataAdapter, convert_to_sliceable
 
 Batch = tuple[Any, ...]
 
@@ -148,7 +149,7 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
                          class_weight=class_weight)
         if self._num_samples == 0:
             raise ValueError("x is empty: got 0 samples")
-        sliceable = array_slicing.convert_to_sliceable(self._inputs, target_backend="tensorflow")
+        sliceable = convert_to_sliceable(self._inputs, target_backend="tensorflow")
         self._tensors = tree.map_structure(lambda a: None if a is None else tf.convert_to_tensor(a), sliceable)
         self.seed = int(np.random.randint(0, 2**31 - 1)) if seed is None else int(seed)
 
@@ -204,4 +205,4 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
 
 def unpack_x_y_sample_weight(data: Any) -> tuple[Any, Any, Any]:
     """(x, y, sample_weight) from one batch, as Keras unpacks it."""
-    return data_adapter_utils.unpack_x_y_sample_weight(data)
+    return _keras_unpack(data)
