@@ -7,7 +7,6 @@ calling it. They test Keras itself (and TensorFlow), not the engine: the fence m
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -215,44 +214,54 @@ def test_compile_config_carries_a_set_option_into_both_saved_formats() -> None:
 # ----- the epoch iterator ---------------------------------------------------------------------------------------
 
 
-class _Recording(keras_internals.EpochIteratorHooks):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+class _Owner:
+    """What the DataHandler gives Keras's epoch iterator: the passes and the ran-out warning."""
+
+    def __init__(self) -> None:
         self.calls: list[str] = []
-        super().__init__(*args, **kwargs)
+        self.epochs: Any = None
 
     def next_pass(self) -> Any:
         self.calls.append("pass")
-        return self.keras_pass()
+        return self.epochs.keras_pass()
 
     def warn_interrupted(self) -> None:
         self.calls.append("interrupted")
 
 
-def test_epoch_iterator_sets_the_fields_init_without_pipeline_sets() -> None:
+def _epochs(x: np.ndarray, steps_per_epoch: int | None, pipeline: bool = True) -> tuple[Any, _Owner]:
+    owner = _Owner()
+    adapter = keras_internals.get_data_adapter(x, batch_size=2, steps_per_epoch=steps_per_epoch)
+    owner.epochs = keras_internals.KerasEpochs(owner, adapter, steps_per_epoch, 1, tf.distribute.get_strategy(),
+                                               pipeline=pipeline)
+    return owner.epochs, owner
+
+
+def test_epoch_iterator_without_a_pipeline_sets_the_fields_keras_sets() -> None:
     x = np.ones((6, 2), np.float32)
-    iterator = keras_internals.TFEpochIterator(distribute_strategy=tf.distribute.get_strategy(), x=x,
-                                               batch_size=2, steps_per_epoch=None, steps_per_execution=1)
-    source = inspect.getsource(keras_internals.EpochIteratorHooks.init_without_pipeline)
+    keras_made, _ = _epochs(x, None)
+    ours, _ = _epochs(x, None, pipeline=False)
     for field in ("steps_per_epoch", "steps_per_execution", "_current_iterator", "_epoch_iterator", "_steps_seen",
                   "data_adapter", "_num_batches", "_distribute_strategy"):
-        canary(field in vars(iterator), f"EpochIterator.{field}", "the fast path sets the iterator's state itself")
-        assert f"self.{field} =" in source
-    canary(iterator.num_batches == 3, "EpochIterator._num_batches", "a block's step count")
+        canary(field in vars(keras_made), f"EpochIterator.{field}", "the fast path sets the iterator's state itself")
+        assert field in vars(ours)
+    extra = set(vars(keras_made)) - set(vars(ours)) - {"_distributed_dataset"}
+    canary(not extra, f"EpochIterator fields {sorted(extra)}", "the fast path sets every field Keras's __init__ sets")
+    canary(keras_made.num_batches == ours.num_batches == 3, "EpochIterator._num_batches", "a block's step count")
 
 
-def test_epoch_iterator_makes_passes_and_warns_through_the_hooks() -> None:
+def test_epoch_iterator_makes_passes_and_warns_through_its_owner() -> None:
     x = np.ones((4, 2), np.float32)
-    strategy = tf.distribute.get_strategy()
-    iterator = _Recording(distribute_strategy=strategy, x=x, batch_size=2, steps_per_epoch=None)
-    steps = [(begin, end) for begin, end, _ in iterator]
-    canary(iterator.calls == ["pass", "pass"] and steps == [(0, 0), (1, 1)], "EpochIterator._get_iterator",
+    epochs, owner = _epochs(x, None)
+    steps = [(begin, end) for begin, end, _ in epochs]
+    canary(owner.calls == ["pass", "pass"] and steps == [(0, 0), (1, 1)], "EpochIterator._get_iterator",
            "the DataHandler makes each pass (fast path, agreed shuffle order, lazy distributed passes)")
-    canary(iterator.known_batches == 2 and iterator.strategy is strategy, "EpochIterator._num_batches",
+    canary(epochs.known_batches == 2 and epochs.strategy is tf.distribute.get_strategy(), "EpochIterator._num_batches",
            "the DataHandler's steps and strategy")
-    short = _Recording(distribute_strategy=strategy, x=x, batch_size=2, steps_per_epoch=3)
+    short, owner = _epochs(x, 3)
     for _ in short:
         pass
-    canary("interrupted" in short.calls, "EpochIterator._interrupted_warning",
+    canary("interrupted" in owner.calls, "EpochIterator._interrupted_warning",
            "a stream's pass ends without Keras's ran-out-of-data warning")
     iter(short)
     canary(short.steps_of_pass is not None, "EpochIterator._epoch_iterator", "the DataHandler's blocks")
@@ -385,3 +394,86 @@ def test_backup_and_restore_saves_and_loads_through_its_hooks(tmp_path: Path) ->
     restored.on_train_begin()
     canary(keras_internals.initial_epoch(fresh) == 2, "Trainer._initial_epoch",
            "Keras's BackupAndRestore tells fit where to resume")
+
+
+# ----- more of the trainer, the array adapter and callbacks ------------------------------------------------------
+
+
+def test_trainer_step_helpers() -> None:
+    class NoTraining(keras.layers.Layer):
+        def call(self, x: Any) -> Any:
+            return x * 2.0
+
+    class WithTraining(keras.layers.Layer):
+        def call(self, x: Any, training: bool = False) -> Any:
+            return x * (3.0 if training else 1.0)
+
+    x = tf.ones((1, 1))
+    use = "the steps pass training only to a call that takes it"
+    canary(float(keras_internals.call_for_step(NoTraining(), x, training=True)[0, 0]) == 2.0,
+           "Layer._call_has_training_arg", use)
+    canary(float(keras_internals.call_for_step(WithTraining(), x, training=True)[0, 0]) == 3.0,
+           "Layer._call_has_training_arg", use)
+    model = _keras_model()
+    model.compile("sgd", "mse", metrics=["mae"])
+    xs, ys = np.ones((2, 2), np.float32), np.zeros((2, 1), np.float32)
+    keras_internals.symbolic_build(model, data_batch=(xs, ys, None))
+    canary(model.built and model.optimizer.built, "Trainer._symbolic_build", "fit builds model and optimizer first")
+    y_pred = model(xs)
+    loss = keras_internals.keras_compute_loss(model, x=xs, y=ys, y_pred=y_pred, sample_weight=None, training=True)
+    assert_close(loss, np.mean(np.square(np.asarray(y_pred))))
+    model.evaluate(xs, ys, verbose=0)
+    flat = keras_internals.flatten_metrics_in_order(model, {"mae": 2.0, "loss": 1.0})
+    canary(flat == [1.0, 2.0], "Trainer._flatten_metrics_in_order", "evaluate's list follows metrics_names")
+    canary(keras_internals.explicit_strategy(model) is None, "TensorFlowTrainer._distribute_strategy",
+           "a model outside any strategy skips the distributed build")
+
+
+def test_array_adapter_state() -> None:
+    x = np.arange(10, dtype=np.float32).reshape(5, 2)
+    adapter = keras_internals.ArrayDataAdapter(x, np.ones((5,)), batch_size=2, shuffle="batch")
+    state = keras_internals.array_adapter_state(adapter)
+    canary((state.num_samples, state.batch_size, state.shuffle) == (5, 2, "batch"),
+           "ArrayDataAdapter._num_samples / _batch_size / _shuffle", "the fast path batches the arrays itself")
+    canary(np.array_equal(np.asarray(keras.tree.flatten(state.inputs)[0]), x), "ArrayDataAdapter._inputs",
+           "the fast path batches the arrays Keras checked")
+
+
+def test_callback_privates(tmp_path: Path) -> None:
+    progbar = keras.callbacks.ProgbarLogger()
+    canary(not keras_internals.progbar_in_fit(progbar), "ProgbarLogger._called_in_fit",
+           "validation batches inside fit draw nothing")
+    board = keras.callbacks.TensorBoard(str(tmp_path), profile_batch=0)
+    canary(not keras_internals.tensorboard_traces(board), "TensorBoard._should_trace", "batch hooks for profiling")
+    board.set_model(_keras_model())
+    board.on_train_begin()
+    canary(keras_internals.tensorboard_graph_pending(board), "TensorBoard._should_write_train_graph",
+           "the engine writes the training graph of its compiled call")
+    writer = keras_internals.tensorboard_graph_written(board)
+    canary(hasattr(writer, "as_default") and not keras_internals.tensorboard_graph_pending(board),
+           "TensorBoard._train_writer", "the training graph's log")
+    board.on_train_end()
+
+
+# ----- private methods the engine overrides: Keras must still call them ----------------------------------------
+
+
+def test_keras_still_calls_the_function_maker_the_engine_overrides() -> None:
+    import inspect
+
+    source = inspect.getsource(keras_internals.TensorFlowTrainer.make_test_function)
+    canary("self._make_function(" in source, "TensorFlowTrainer._make_function (called from make_test_function)",
+           "evaluate's test_function is the engine's compiled loop")
+
+
+@pytest.mark.parametrize(("hook", "parameters", "use"), [
+    ("_make_function", ["self", "step_function"], "the engine's compiled loop for train and test functions"),
+    ("_assert_compile_called", ["self", "method_name"], "the engine's clear error for an uncompiled model"),
+    ("_maybe_symbolic_build", ["self", "iterator", "data_batch"], "the engine builds from a worker's local batch"),
+])
+def test_the_methods_the_engine_overrides_keep_their_signature(hook: str, parameters: list[str], use: str) -> None:
+    import inspect
+
+    method = getattr(keras_internals.TensorFlowTrainer, hook, None)
+    canary(method is not None and list(inspect.signature(method).parameters) == parameters,
+           f"TensorFlowTrainer.{hook}{parameters}", use)

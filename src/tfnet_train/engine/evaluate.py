@@ -68,7 +68,7 @@ class EvaluateMixin:
         callbacks.on_test_end(logs)
         if return_dict:
             return logs
-        return self._flatten_metrics_in_order(logs)
+        return keras_internals.flatten_metrics_in_order(self, logs)
 
     def _inference_loop(self, x: Any, y: Any, sample_weight: Any, batch_size: int | None, steps: int | None,
                         callbacks: Any, verbose: int | str) -> tuple[DataHandler, CallbackList]:
@@ -98,8 +98,9 @@ class EvaluateMixin:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         if self._engine.profile.expands_1d:
             x, y, sample_weight = expand_1d((x, y, sample_weight))
-        y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
-        loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
+        y_pred = keras_internals.call_for_step(self, x, training=False)
+        loss = keras_internals.keras_compute_loss(self, x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                                  training=False)
         keras_internals.loss_tracker(self).update_state(keras_internals.unscale_loss_for_distribution(loss),
                                         sample_weight=tf.shape(next(t for t in tf.nest.flatten(x) if t is not None))[0])
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)

@@ -143,7 +143,7 @@ class FitMixin:
         if self._engine.profile.expands_1d:
             batch = expand_1d(batch)
         if data_handler.fast:
-            self._symbolic_build(data_batch=batch)
+            keras_internals.symbolic_build(self, data_batch=batch)
         else:
             self._maybe_symbolic_build(data_batch=batch)
 

@@ -19,7 +19,7 @@ import keras
 
 # ----- classes and helpers without a public name (one reason each) ---------------------------------------------
 # TensorFlowTrainer: the engine's Trainer extends it (keras.Model is it plus Layer; a Trainer mixed into a layer
-#   needs the trainer alone). TFEpochIterator: the DataHandler's step counting over distributed input.
+#   needs the trainer alone). TFEpochIterator: the DataHandler's step counting (composed, as KerasEpochs).
 # convert_to_np_if_not_ragged, potentially_ragged_concat: predict joins batch outputs as Keras's (ragged stays ragged).
 from keras.src.backend.tensorflow.trainer import (
     TensorFlowTrainer,
@@ -60,7 +60,7 @@ from keras.src.trainers.trainer import Trainer as KerasTrainer
 from keras.src.utils.python_utils import is_default, pythonify_logs
 
 __all__ = [
-    "ADAM_SLOTS", "RMSPROP_SLOTS", "SGD_SLOTS", "ArrayDataAdapter", "BackupAndRestoreHooks", "EpochIteratorHooks",
+    "ADAM_SLOTS", "RMSPROP_SLOTS", "SGD_SLOTS", "ArrayDataAdapter", "BackupAndRestoreHooks", "KerasEpochs",
     "KerasFunctional", "KerasTrainer", "LossFunctionWrapper", "OptimizerHooks", "TFEpochIterator",
     "TensorFlowTrainer", "autoconvert_optionals", "call_concrete", "can_slice_array", "class_weight_to_sample_weights",
     "compile_loss", "compile_options", "configured_learning_rate", "convert_to_np_if_not_ragged",
@@ -70,6 +70,13 @@ __all__ = [
     "set_compile_option", "set_initial_epoch", "should_eval", "slot_list", "slot_of", "trainable_variables_of",
     "unscale_loss_for_distribution", "variable_index",
 ]
+
+
+def array_adapter_state(adapter: Any) -> SimpleNamespace:
+    """What Keras's ArrayDataAdapter.__init__ checked and kept (inputs with class weights applied, sample count,
+    batch size, shuffle mode): the fast path batches the same arrays itself."""
+    return SimpleNamespace(inputs=adapter._inputs, num_samples=adapter._num_samples, batch_size=adapter._batch_size,
+                           shuffle=adapter._shuffle)
 
 
 def get_data_adapter(x: Any, **kwargs: Any) -> Any:
@@ -117,6 +124,31 @@ def compile_loss(model: Any) -> Any:
     return getattr(model, "_compile_loss", None)
 
 
+def call_for_step(model: Any, x: Any, training: bool) -> Any:
+    """``model(x, training=...)`` when its call takes ``training``, else ``model(x)``, as Keras's steps call it."""
+    return model(x, training=training) if model._call_has_training_arg else model(x)
+
+
+def keras_compute_loss(model: Any, **kwargs: Any) -> Any:
+    """Keras's route to ``compute_loss``: it calls a user override written with or without ``training``."""
+    return model._compute_loss(**kwargs)
+
+
+def flatten_metrics_in_order(model: Any, logs: dict[str, Any]) -> Any:
+    """Logs as the list ``metrics_names`` orders them (evaluate and *_on_batch without return_dict)."""
+    return model._flatten_metrics_in_order(logs)
+
+
+def symbolic_build(model: Any, data_batch: Any) -> None:
+    """Keras's build of the model, compiled metrics and optimizer from one batch (traced, nothing computed)."""
+    model._symbolic_build(data_batch=data_batch)
+
+
+def explicit_strategy(model: Any) -> Any:
+    """The strategy the model was created under, None outside any (``distribute_strategy`` returns the default)."""
+    return model._distribute_strategy
+
+
 def loss_tracker(model: Any) -> Any:
     """The Mean behind the ``loss`` log: the engine's train and test steps update it as Keras's do."""
     return model._loss_tracker
@@ -162,36 +194,21 @@ def set_compile_option(model: Any, key: str, value: Any) -> None:
 # ----- the epoch iterator ---------------------------------------------------------------------------------------
 
 
-class EpochIteratorHooks(TFEpochIterator):
-    """Keras's TensorFlow epoch iterator (step counting, steps_per_execution, running out of data, distribution)
-    with its private hooks and fields under engine names; the DataHandler extends it.
-
-    Keras's step loop makes each pass with ``_get_iterator`` and warns through ``_interrupted_warning``; a subclass
-    overrides ``next_pass``/``warn_interrupted`` and calls ``keras_pass``/``keras_warn_interrupted`` for Keras's own.
+class KerasEpochs(TFEpochIterator):
+    """Keras's TensorFlow epoch iterator (step counting, steps_per_execution, running out of data, distribution),
+    driven by an owner (the DataHandler composes it): Keras's step loop asks ``owner.next_pass()`` for each pass and
+    calls ``owner.warn_interrupted()`` when the data runs out; the owner calls ``keras_pass``/``keras_warn_interrupted``
+    for Keras's own. With ``pipeline=False`` (in-memory arrays and streams on one device) no tf.data pipeline is built.
     """
 
-    def _get_iterator(self) -> Any:  # EpochIterator's step loop makes each pass with this method
-        return self.next_pass()
-
-    def _interrupted_warning(self) -> None:  # EpochIterator warns through this method when the data runs out
-        self.warn_interrupted()
-
-    def next_pass(self) -> Any:
-        return self.keras_pass()
-
-    def warn_interrupted(self) -> None:
-        self.keras_warn_interrupted()
-
-    def keras_pass(self) -> Any:
-        return super()._get_iterator()
-
-    def keras_warn_interrupted(self) -> None:
-        super()._interrupted_warning()
-
-    def init_without_pipeline(self, adapter: Any, steps_per_epoch: int | None, steps_per_execution: int,
-                              strategy: Any) -> None:
-        """The state EpochIterator.__init__ sets, for an adapter that builds no tf.data pipeline (instead of
-        TFEpochIterator.__init__, which distributes a dataset)."""
+    def __init__(self, owner: Any, adapter: Any, steps_per_epoch: int | None, steps_per_execution: int,
+                 strategy: Any, pipeline: bool) -> None:
+        self.owner = owner
+        if pipeline:
+            super().__init__(distribute_strategy=strategy, x=adapter, steps_per_epoch=steps_per_epoch,
+                             steps_per_execution=steps_per_execution)
+            return
+        # The state EpochIterator.__init__ sets (TFEpochIterator.__init__ would distribute a dataset).
         self.steps_per_epoch = steps_per_epoch
         self.steps_per_execution = steps_per_execution
         self._current_iterator = None
@@ -200,6 +217,20 @@ class EpochIteratorHooks(TFEpochIterator):
         self.data_adapter = adapter
         self._num_batches = adapter.num_batches
         self._distribute_strategy = strategy
+
+    def _get_iterator(self) -> Any:  # EpochIterator's step loop makes each pass with this method
+        return self.owner.next_pass()
+
+    def _interrupted_warning(self) -> None:  # EpochIterator warns through this method when the data runs out
+        self.owner.warn_interrupted()
+
+    def keras_pass(self) -> Any:
+        """Keras's pass: the distributed dataset."""
+        return super()._get_iterator()
+
+    def keras_warn_interrupted(self) -> None:
+        """Keras's "input ran out of data" warning."""
+        super()._interrupted_warning()
 
     @property
     def steps_of_pass(self) -> Iterator[tuple[int, int, Any]]:
@@ -338,6 +369,27 @@ def loss_scale_factor(optimizer: Any) -> Any:
 
 
 # ----- callbacks ------------------------------------------------------------------------------------------------
+
+
+def progbar_in_fit(callback: Any) -> bool:
+    """Whether a ProgbarLogger was called by fit (it then draws nothing for validation batches)."""
+    return bool(callback._called_in_fit)
+
+
+def tensorboard_traces(callback: Any) -> bool:
+    """Whether a TensorBoard callback profiles batches (``profile_batch``), so it listens to batch hooks."""
+    return bool(callback._should_trace)
+
+
+def tensorboard_graph_pending(callback: Any) -> bool:
+    """Whether a TensorBoard callback still has the training graph to write."""
+    return bool(getattr(callback, "_should_write_train_graph", False))
+
+
+def tensorboard_graph_written(callback: Any) -> Any:
+    """Mark the training graph written and return the writer of the train log, as Keras does once per fit."""
+    callback._should_write_train_graph = False
+    return callback._train_writer
 
 
 class BackupAndRestoreHooks(keras.callbacks.BackupAndRestore):

@@ -49,7 +49,7 @@ class OnBatchMixin:
         if reset_metrics:
             self.reset_metrics()
         logs = keras_internals.pythonify_logs(self.train_function(iter([(x, y, sample_weight)])))
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        return logs if return_dict else keras_internals.flatten_metrics_in_order(self, logs)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False,
                       reset_metrics: bool = True) -> Any:
@@ -61,7 +61,7 @@ class OnBatchMixin:
         if reset_metrics:
             self.reset_metrics()
         logs = keras_internals.pythonify_logs(self.test_function(iter([(x, y, sample_weight)])))
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        return logs if return_dict else keras_internals.flatten_metrics_in_order(self, logs)
 
     def predict_on_batch(self, x: Any) -> Any:
         """Model outputs for this batch as NumPy arrays."""

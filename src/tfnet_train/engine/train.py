@@ -51,8 +51,9 @@ class TrainMixin:
         if trace is not None:  # rank-1 arrays as columns under either profile, so traces compare across programs
             trace["inputs"] = expand_1d((x, y, sample_weight))
         with tf.GradientTape() as tape:
-            y_pred = self(x, training=True) if self._call_has_training_arg else self(x)
-            loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
+            y_pred = keras_internals.call_for_step(self, x, training=True)
+            loss = keras_internals.keras_compute_loss(self, x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                                      training=True)
             keras_internals.loss_tracker(self).update_state(keras_internals.unscale_loss_for_distribution(loss),
                                             sample_weight=_batch_size(x))
             scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
@@ -151,7 +152,7 @@ class TrainMixin:
     def _maybe_symbolic_build(self, iterator: Any = None, data_batch: Any = None) -> None:
         """Keras's build under a strategy, from this worker's first local batch (Keras 3.15 reduces the nested batch
         across workers, which multi-worker strategies cannot)."""
-        if self._distribute_strategy is None:
+        if keras_internals.explicit_strategy(self) is None:
             return
         if iterator is not None:
             for _, _, batches in iterator:
@@ -161,7 +162,7 @@ class TrainMixin:
         data_batch = tree.map_structure(
             lambda v: local(v)[0] if isinstance(v, tf.distribute.DistributedValues) else v, data_batch)
         with self.distribute_strategy.scope():
-            self._symbolic_build(data_batch=data_batch)
+            keras_internals.symbolic_build(self, data_batch=data_batch)
 
     @staticmethod
     def _call_on_rows(function: Callable[..., Any], data_handler: Any, iterator: Any) -> Any:
@@ -216,7 +217,7 @@ class TrainMixin:
         self._check_batch(x, y, sample_weight)
         data = (x, y) if sample_weight is None else (x, y, sample_weight)
         with strategy.scope():
-            self._symbolic_build(data_batch=data)
+            keras_internals.symbolic_build(self, data_batch=data)
         if state.traced_function is None:
 
             def traced(data: Any) -> dict[str, Any]:

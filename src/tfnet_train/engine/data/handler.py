@@ -1,6 +1,6 @@
 """DataHandler: epochs and steps over an adapter, handed to the loops as named blocks (DataHandler.cs).
 
-Keras's ``TFEpochIterator`` (reached through ``keras_internals.EpochIteratorHooks``) owns step counting
+Keras's ``TFEpochIterator`` (composed, as ``keras_internals.KerasEpochs``) owns step counting
 (``steps_per_epoch``, ``steps_per_execution``, running out of data, distribution); the handler picks the adapter —
 the engine's tensor fast path for in-memory arrays, Keras's adapters for everything else (tf.data, generators,
 PyDataset, ragged and sparse tensors) — and names each block.
@@ -49,7 +49,7 @@ def check_steps(name: str, steps: Any) -> None:
         raise ValueError(f"{name} must be None or an integer >= 1, got {steps!r}")
 
 
-class DataHandler(keras_internals.EpochIteratorHooks):
+class DataHandler:
     """Yields a ``Block`` per execution; one instance serves every epoch of a fit."""
 
     def __init__(
@@ -103,28 +103,61 @@ class DataHandler(keras_internals.EpochIteratorHooks):
         self.reset_metrics_first = False  # the next execution resets the metrics before its steps
         # Under a strategy, a block's steps run in one compiled loop when the pass's length is known
         self.steps_in_one_call = False
-        if self.fast:  # Keras's EpochIterator state, without building a tf.data pipeline
-            self.init_without_pipeline(adapter, steps_per_epoch, steps_per_execution, strategy)
-        else:
-            super().__init__(distribute_strategy=strategy, x=adapter, steps_per_epoch=steps_per_epoch,
-                             steps_per_execution=steps_per_execution)
+        # Keras's epoch iterator counts the steps; on one device over in-memory data it builds no tf.data pipeline
+        self._epochs = keras_internals.KerasEpochs(self, adapter, steps_per_epoch, steps_per_execution, strategy,
+                                                   pipeline=not self.fast)
+        if not self.fast:
             # A dataset the user distributed counts per-replica batches, not steps: its length is not known here
             self._distributed_input = isinstance(x, tf.distribute.DistributedDataset)
             self.steps_in_one_call = steps_per_execution > 1 and self._known_passes()
 
+    # ----- what Keras's epoch iterator holds --------------------------------------------------------------------
+    @property
+    def data_adapter(self) -> Any:
+        return self._epochs.data_adapter
+
+    @property
+    def steps_per_epoch(self) -> int | None:
+        return self._epochs.steps_per_epoch
+
+    @property
+    def steps_per_execution(self) -> int:
+        return self._epochs.steps_per_execution
+
+    @steps_per_execution.setter
+    def steps_per_execution(self, steps: int) -> None:
+        self._epochs.steps_per_execution = steps
+
+    @property
+    def num_batches(self) -> int | None:
+        """Steps per pass: steps_per_epoch, else the adapter's count or the one learnt when a pass ran out."""
+        return self._epochs.num_batches
+
+    def __iter__(self) -> DataHandler:
+        iter(self._epochs)
+        return self
+
+    def catch_stop_iteration(self) -> Any:
+        """Keras's: a pass that runs out of data ends the epoch (with Keras's warning when steps were given)."""
+        return self._epochs.catch_stop_iteration()
+
+    def reset(self) -> None:
+        self._epochs.reset()
+
+    # ----- the passes, made for Keras's epoch iterator ------------------------------------------------------
     def next_pass(self) -> Any:
         if self._agreed_order:
-            strategy, adapter, epoch = self.strategy, self.data_adapter, self.epoch
+            strategy, adapter, epoch = self._epochs.strategy, self.data_adapter, self.epoch
             return _LazyPass(lambda: strategy.experimental_distribute_dataset(adapter.epoch_dataset(epoch)))
         if self.steps_in_one_call:
-            return _LazyPass(self.keras_pass)
+            return _LazyPass(self._epochs.keras_pass)
         if not self.fast:
-            return self.keras_pass()
+            return self._epochs.keras_pass()
         batches = self.data_adapter.epoch_batches(self.epoch)
         return batches if self._fit_level is None else self._fit_level.wrap(batches)
 
     def __next__(self) -> Block:
-        begin, end, iterator = next(self.steps_of_pass)
+        begin, end, iterator = next(self._epochs.steps_of_pass)
         return Block(begin, end, iterator)
 
     def run_whole_epochs(self, training: bool = False) -> None:
@@ -142,16 +175,16 @@ class DataHandler(keras_internals.EpochIteratorHooks):
 
     def _known_passes(self) -> bool:
         """Whether every pass runs exactly num_batches steps (a compiled loop must not read past the data)."""
-        return (self.steps_per_epoch is None and not self._distributed_input and bool(self.known_batches)
-                and self.known_batches > 0)
+        known = self._epochs.known_batches
+        return self.steps_per_epoch is None and not self._distributed_input and bool(known) and known > 0
 
     def warn_interrupted(self) -> None:
         if not isinstance(self.data_adapter, StreamDataAdapter):  # a stream's pass ends where its batches do
-            self.keras_warn_interrupted()
+            self._epochs.keras_warn_interrupted()
 
     def steps_in(self, block: Block) -> int:
         """How many steps of ``block`` the data holds."""
-        return min(self.steps_per_execution, int(self.known_batches) - block.begin)
+        return min(self.steps_per_execution, int(self._epochs.known_batches) - block.begin)
 
     @staticmethod
     def native(iterator: Any) -> Any:
