@@ -5,7 +5,8 @@ Everything else imports from here. Each use below carries a one-line reason (no 
 uses it for>" the day an upgrade moves, renames or stops calling it. Public names are used wherever they exist
 (``keras.tree``, ``keras.utils.unpack_x_y_sample_weight``, ``get_compile_config()``), outside this module.
 
-Streaming's buffer bookkeeping (``engine/data/stream.py``) is the one exception, kept with that code.
+The streaming path (``engine/data/stream.py``: its ``keras.src`` tree import and the ``sys.getrefcount`` check that
+frees a block buffer) is the one exception, kept with that code while it is rewritten.
 """
 
 from __future__ import annotations
