@@ -7,9 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import keras
-
 from tfnet_train.distribution import is_chief
+from tfnet_train.engine import keras_internals
 from tfnet_train.files import write_text
 
 _WEIGHTS_NAME = re.compile(r"backup-[0-9]{6,12}\.weights\.h5")
@@ -37,7 +36,7 @@ def parse_metadata(text: str, source: str) -> dict[str, Any]:
     return metadata
 
 
-class BackupAndRestore(keras.callbacks.BackupAndRestore):
+class BackupAndRestore(keras_internals.BackupAndRestoreHooks):
     """``keras.callbacks.BackupAndRestore`` whose backups the engine resumes exactly.
 
     Differs from Keras in two ways, both in how a backup is written and read:
@@ -72,14 +71,14 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
         if not is_chief(self.model):  # the chief's backup is the one; other workers leave it alone
             return
         if self.delete_checkpoint:  # the metadata first: a kill during the folder's removal leaves no half backup
-            Path(self._training_metadata_path).unlink(missing_ok=True)
+            Path(self.metadata_path).unlink(missing_ok=True)
         super().on_train_end(logs)
 
     def _metadata(self) -> dict[str, Any] | None:
-        path = Path(self._training_metadata_path)
+        path = Path(self.metadata_path)
         return parse_metadata(path.read_text(), str(path)) if path.exists() else None
 
-    def _save_model(self) -> None:
+    def save_backup(self) -> None:
         folder = Path(self.backup_dir)
         previous = self._metadata()
         self._generation = max(self._generation, int((previous or {}).get("generation", 0))) + 1
@@ -87,17 +86,17 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
         self.model.save_weights(str(folder / weights), overwrite=True)  # every worker saves; the chief's lands
         if not is_chief(self.model):
             return
-        write_text(self._training_metadata_path, json.dumps({
-            "epoch": self._current_epoch, "batch": self._last_batch_seen, "steps_done": self._steps_done,
+        write_text(self.metadata_path, json.dumps({
+            "epoch": self.current_epoch, "batch": self.last_batch_seen, "steps_done": self._steps_done,
             "generation": self._generation, "weights": weights,
         }))
         for old in [*folder.glob("backup-*.weights.h5"), *folder.glob(".backup-*")]:  # after the metadata
             if old.name != weights:                                                    # names the new file
                 old.unlink(missing_ok=True)
 
-    def _load_model(self) -> None:
+    def load_backup(self) -> None:
         if not self.model.built:
-            super()._load_model()  # Keras's error for an unbuilt model
+            self.keras_load_backup()  # Keras's error for an unbuilt model
         metadata = self._metadata()
         if metadata is None or "weights" not in metadata:
             return
@@ -105,6 +104,6 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
             self.model.optimizer.build(self.model.trainable_variables)
         self.model.load_weights(str(Path(self.backup_dir) / metadata["weights"]))
         self._generation = int(metadata["generation"])
-        self._current_epoch = int(metadata["epoch"])
-        self.model._initial_epoch = self._current_epoch
+        self.current_epoch = int(metadata["epoch"])
+        keras_internals.set_initial_epoch(self.model, self.current_epoch)
         self.model._initial_step = int(metadata.get("steps_done", 0))

@@ -7,9 +7,9 @@ import os
 from typing import Any
 
 import keras
-from keras.src.utils.python_utils import is_default
 
 from tfnet_train.callbacks import tensorboard
+from tfnet_train.engine.keras_internals import is_default, progbar_in_fit
 
 #: Batch-level hook names per mode. `on_batch_begin`/`on_batch_end` are the train-mode aliases.
 BATCH_HOOKS: dict[str, tuple[str, ...]] = {
@@ -33,7 +33,7 @@ def listens(callback: keras.callbacks.Callback, mode: str) -> bool:
         return bool(asks(mode))
     if isinstance(callback, keras.callbacks.TensorBoard):
         return tensorboard.listens(callback, mode)
-    if isinstance(callback, keras.callbacks.ProgbarLogger) and mode != "train" and callback._called_in_fit:
+    if isinstance(callback, keras.callbacks.ProgbarLogger) and mode != "train" and progbar_in_fit(callback):
         return False  # the progress bar draws nothing for validation batches inside fit
     return any(not is_default(getattr(callback, hook)) for hook in BATCH_HOOKS[mode])
 

@@ -14,6 +14,8 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from tfnet_train.engine import keras_internals
+
 
 def listens(callback: keras.callbacks.TensorBoard, mode: str) -> bool:
     """Whether ``callback`` reads the batch hooks of ``mode`` ("train", "test" or "predict")."""
@@ -22,13 +24,13 @@ def listens(callback: keras.callbacks.TensorBoard, mode: str) -> bool:
     per_batch = callback.update_freq != "epoch"
     if mode == "test":
         return per_batch
-    return per_batch or bool(callback._should_trace) or bool(callback.write_steps_per_second)
+    return per_batch or keras_internals.tensorboard_traces(callback) or bool(callback.write_steps_per_second)
 
 
 def graph_writers(callbacks: Any) -> list[keras.callbacks.TensorBoard]:
     """The TensorBoard callbacks of ``callbacks`` (a CallbackList) that still have the training graph to write."""
     return [c for c in getattr(callbacks, "callbacks", ())
-            if isinstance(c, keras.callbacks.TensorBoard) and getattr(c, "_should_write_train_graph", False)]
+            if isinstance(c, keras.callbacks.TensorBoard) and keras_internals.tensorboard_graph_pending(c)]
 
 
 def write_train_graph(writers: list[keras.callbacks.TensorBoard], model: Any, data_handler: Any, block: Any) -> None:
@@ -36,9 +38,9 @@ def write_train_graph(writers: list[keras.callbacks.TensorBoard], model: Any, da
     writer's train log, as Keras writes its train function's graph; each writer then writes no other."""
     graph = _train_graph(model, data_handler, block)
     for callback in writers:
-        callback._should_write_train_graph = False
+        writer = keras_internals.tensorboard_graph_written(callback)
         if graph is not None:
-            with callback._train_writer.as_default(), tf.summary.record_if(True):  # not under update_freq's filter
+            with writer.as_default(), tf.summary.record_if(True):  # not under update_freq's filter
                 tf.summary.graph(graph)
 
 

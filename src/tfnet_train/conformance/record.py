@@ -122,8 +122,9 @@ def _loss_spec(model: Any) -> LossSpec:
 def _metrics(model: Any) -> tuple[str, ...]:
     import keras
 
-    config = getattr(model, "_compile_config", None)
-    given = config.config.get("metrics") if config is not None else None
+    from tfnet_train.engine.keras_internals import compile_options
+
+    given = (compile_options(model) or {}).get("metrics")
     names = []
     for metric in keras.tree.flatten(given) if given is not None else []:
         name = metric if isinstance(metric, str) else getattr(metric, "name", None)

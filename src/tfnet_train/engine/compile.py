@@ -7,6 +7,7 @@ from typing import Any
 import keras
 
 from tfnet_train import optimizers
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.losses_container import tfnet_loss
 from tfnet_train.engine.metrics_container import tfnet_metrics
 from tfnet_train.semantics import TFNET, get_profile
@@ -60,7 +61,7 @@ class CompileMixin:
         state = self._engine
         state.profile = profile
         state.reset_functions()
-        self._compile_config.config["semantics"] = profile.name
+        keras_internals.set_compile_option(self, "semantics", profile.name)
 
     def compile_from_config(self, config: dict[str, Any]) -> None:
         """Compile from a saved compile configuration (Keras skips models whose compile is overridden)."""

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import tensorflow as tf
-from keras.src.losses import loss as loss_module
-from keras.src.utils.python_utils import pythonify_logs
 
 from tfnet_train.callbacks import CallbackList
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
@@ -65,11 +64,11 @@ class EvaluateMixin:
                     callbacks.on_test_batch_end(block.end, logs)
                 if self.stop_evaluating:
                     break
-        logs = pythonify_logs(self._get_metrics_result_or_logs(logs))
+        logs = keras_internals.pythonify_logs(keras_internals.metrics_result_or_logs(self, logs))
         callbacks.on_test_end(logs)
         if return_dict:
             return logs
-        return self._flatten_metrics_in_order(logs)
+        return keras_internals.flatten_metrics_in_order(self, logs)
 
     def _inference_loop(self, x: Any, y: Any, sample_weight: Any, batch_size: int | None, steps: int | None,
                         callbacks: Any, verbose: int | str) -> tuple[DataHandler, CallbackList]:
@@ -99,8 +98,9 @@ class EvaluateMixin:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         if self._engine.profile.expands_1d:
             x, y, sample_weight = expand_1d((x, y, sample_weight))
-        y_pred = self(x, training=False) if self._call_has_training_arg else self(x)
-        loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
-        self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
+        y_pred = keras_internals.call_for_step(self, x, training=False)
+        loss = keras_internals.keras_compute_loss(self, x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                                  training=False)
+        keras_internals.loss_tracker(self).update_state(keras_internals.unscale_loss_for_distribution(loss),
                                         sample_weight=tf.shape(next(t for t in tf.nest.flatten(x) if t is not None))[0])
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)

@@ -8,10 +8,11 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
-from keras.src.trainers.data_adapters import data_adapter_utils
+from keras.utils import unpack_x_y_sample_weight
 
 from tfnet_train.callbacks import CallbackList
 from tfnet_train.callbacks.tensorboard import graph_writers, write_train_graph
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data import DataHandler, expand_1d, train_validation_split
 
 
@@ -142,7 +143,7 @@ class FitMixin:
         if self._engine.profile.expands_1d:
             batch = expand_1d(batch)
         if data_handler.fast:
-            self._symbolic_build(data_batch=batch)
+            keras_internals.symbolic_build(self, data_batch=batch)
         else:
             self._maybe_symbolic_build(data_batch=batch)
 
@@ -158,7 +159,7 @@ class FitMixin:
             data_handler.run_whole_epochs(training=True)
         training_logs = None
         logs: Any = {}
-        initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets _initial_epoch
+        initial_epoch = keras_internals.initial_epoch(self) or initial_epoch  # BackupAndRestore restored it
         skip = getattr(self, "_initial_step", 0)  # and, ours, the steps of that epoch its backup holds
         self._initial_step = 0
         for epoch in range(initial_epoch, epochs):
@@ -188,9 +189,9 @@ class FitMixin:
             if data_handler.fast:  # one device: the last step's results are the epoch's metrics (no eager re-read)
                 epoch_logs = dict(logs)
             else:  # metric variables read across every replica and worker
-                epoch_logs = dict(self._get_metrics_result_or_logs(logs)) if logs else {}
+                epoch_logs = dict(keras_internals.metrics_result_or_logs(self, logs)) if logs else {}
             if validation is not None:
-                if validation.due(epoch, validation_freq, self._should_eval):
+                if validation.due(epoch, validation_freq, lambda e, f: keras_internals.should_eval(self, e, f)):
                     val_logs = self.evaluate(validation.x, validation.y, sample_weight=validation.sample_weight,
                                              batch_size=validation.batch_size, steps=validation.steps,
                                              callbacks=callbacks, return_dict=True, verbose=0)
@@ -238,7 +239,7 @@ class _Validation:
             raise ValueError(
                 "validation_data must be (x, y), (x, y, sample_weight) or a dataset, "
                 f"got a {type(validation_data).__name__} of length {len(validation_data)}")
-        x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(validation_data)
+        x, y, sample_weight = unpack_x_y_sample_weight(validation_data)
         return cls(x, y, sample_weight, False, profile, validation_step, steps, batch_size)
 
     @property

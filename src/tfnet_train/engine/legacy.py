@@ -19,6 +19,8 @@ from typing import Any
 import h5py
 import keras
 
+from tfnet_train.engine import keras_internals
+
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 ZIP_SIGNATURE = b"PK\x03\x04"
 EXPECTED = ("a .keras file, a whole-model .h5 file (Keras 3 or tf.keras 2) or a tf.keras SavedModel directory "
@@ -117,9 +119,8 @@ def load_h5(filepath: Any, custom_objects: dict[str, Any] | None = None, compile
     config = json.loads(training_config)
     problems: list[str] = []
     if str(keras_version).startswith("3"):
-        from keras.src.legacy.saving import saving_utils
-
         try:
+            saving_utils = keras_internals.legacy_saving().saving_utils
             kwargs = saving_utils.compile_args_from_training_config(config, _engine_objects(custom_objects))
         except Exception as error:  # noqa: BLE001 - named in the warning below
             problems.append(f"{type(error).__name__}: {error}")
@@ -157,20 +158,18 @@ def _single_io(config: dict[str, Any]) -> None:
 
 def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: bool) -> Any:
     """Keras 3's legacy ``.h5`` reader with the engine's classes and single inputs and outputs unwrapped."""
-    from keras.src.legacy.saving import json_utils, legacy_h5_format, saving_options, saving_utils
-    from keras.src.saving import serialization_lib
-
+    legacy = keras_internals.legacy_saving()
     with h5py.File(path, "r") as f:
         raw = f.attrs["model_config"]
-        config = json_utils.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        config = legacy.json_utils.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
         keras_version = f.attrs.get("keras_version", "")
         if isinstance(keras_version, bytes):
             keras_version = keras_version.decode("utf-8")
         if not str(keras_version).startswith("3"):
             _single_io(config)
-        with saving_options.keras_option_scope(use_legacy_config=True), serialization_lib.SafeModeScope(safe_mode):
-            model = saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
-            legacy_h5_format.load_weights_from_hdf5_group(f["model_weights"], model)
+        with legacy.saving_options.keras_option_scope(use_legacy_config=True), legacy.SafeModeScope(safe_mode):
+            model = legacy.saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
+            legacy.legacy_h5_format.load_weights_from_hdf5_group(f["model_weights"], model)
     return model
 
 

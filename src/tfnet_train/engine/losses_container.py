@@ -10,7 +10,8 @@ from typing import Any
 
 import keras
 import tensorflow as tf
-from keras.src.losses.losses import LossFunctionWrapper  # not exported by keras.losses
+
+from tfnet_train.engine.keras_internals import LossFunctionWrapper
 
 # TF.NET's string compile knows two names (case-sensitive) and falls back to MSE for anything else.
 _TFNET_LOSSES: dict[str, type] = {"mse": keras.losses.MeanSquaredError, "mae": keras.losses.MeanAbsoluteError}

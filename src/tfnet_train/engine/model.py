@@ -15,16 +15,19 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
-from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
-from keras.src.models.functional import Functional as KerasFunctional
-from keras.src.models.model import functional_init_arguments
-from keras.src.trainers.trainer import Trainer as KerasTrainer
 
 from tfnet_train import archives
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
 from tfnet_train.engine.export import ExportMixin
 from tfnet_train.engine.fit import FitMixin
+from tfnet_train.engine.keras_internals import (
+    KerasFunctional,
+    KerasTrainer,
+    TensorFlowTrainer,
+    functional_init_arguments,
+)
 from tfnet_train.engine.on_batch import OnBatchMixin
 from tfnet_train.engine.predict import PredictMixin
 from tfnet_train.engine.save import SaveMixin
@@ -69,7 +72,7 @@ def _inject_functional(cls: type) -> type:
         return Functional
     if cls is Functional or not issubclass(cls, Model):
         return cls
-    cls.__bases__ = tuple(_inject_functional(base) for base in cls.__bases__)
+    keras_internals.rebase(cls, _inject_functional)
     return cls
 
 
@@ -157,7 +160,7 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
     def _check_targets(self, x: Any, y: Any) -> None:
         """ValueError for in-memory x without y when the compiled loss needs targets (Keras fails inside the step
         with "None values not supported"); a model that overrides train_step or compute_loss decides for itself."""
-        if y is not None or getattr(self, "_compile_loss", None) is None:
+        if y is not None or keras_internals.compile_loss(self) is None:
             return
         from tfnet_train.engine.train import TrainMixin
 

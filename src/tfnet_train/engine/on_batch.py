@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from keras.src.trainers.data_adapters import data_adapter_utils
-from keras.src.utils.python_utils import pythonify_logs
 
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data.handler import check_class_weight, class_weight_to_sample_weight
 from tfnet_train.engine.data.tensor_like import is_tensor_like, structure_to_tensors, to_tensor
 
@@ -40,7 +39,7 @@ class OnBatchMixin:
                 if y is None or isinstance(y, list | tuple | dict):
                     raise ValueError("class_weight needs a single target array y")
                 check_class_weight(class_weight, contiguous=False)
-                sample_weight = data_adapter_utils.class_weight_to_sample_weights(y, class_weight)
+                sample_weight = keras_internals.class_weight_to_sample_weights(y, class_weight)
             else:  # TF.NET's table: keys 0..n-1, times any sample_weight
                 weights = class_weight_to_sample_weight(np.asarray(y), class_weight)
                 sample_weight = weights if sample_weight is None else weights * np.asarray(sample_weight).reshape(-1)
@@ -49,8 +48,8 @@ class OnBatchMixin:
         self.make_train_function()
         if reset_metrics:
             self.reset_metrics()
-        logs = pythonify_logs(self.train_function(iter([(x, y, sample_weight)])))
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        logs = keras_internals.pythonify_logs(self.train_function(iter([(x, y, sample_weight)])))
+        return logs if return_dict else keras_internals.flatten_metrics_in_order(self, logs)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False,
                       reset_metrics: bool = True) -> Any:
@@ -61,8 +60,8 @@ class OnBatchMixin:
         self.make_test_function()
         if reset_metrics:
             self.reset_metrics()
-        logs = pythonify_logs(self.test_function(iter([(x, y, sample_weight)])))
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        logs = keras_internals.pythonify_logs(self.test_function(iter([(x, y, sample_weight)])))
+        return logs if return_dict else keras_internals.flatten_metrics_in_order(self, logs)
 
     def predict_on_batch(self, x: Any) -> Any:
         """Model outputs for this batch as NumPy arrays."""

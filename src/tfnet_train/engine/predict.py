@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import tensorflow as tf
-from keras.src import tree
-from keras.src.backend.tensorflow.trainer import convert_to_np_if_not_ragged, potentially_ragged_concat
+from keras import tree
 
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
+from tfnet_train.engine.keras_internals import convert_to_np_if_not_ragged, potentially_ragged_concat
 
 
 class PredictMixin:
@@ -59,7 +60,7 @@ class PredictMixin:
         x, _, _ = unpack_x_y_sample_weight(data)
         if self._engine.profile.expands_1d:
             (x,) = expand_1d((x,))
-        return self(x, training=False) if self._call_has_training_arg else self(x)
+        return keras_internals.call_for_step(self, x, training=False)
 
 
 def _next_batches(iterator: Any, count: int) -> list[Any]:

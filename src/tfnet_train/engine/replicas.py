@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from keras.src import tree
+from keras import tree
 
 
 def steps_function(strategy: tf.distribute.Strategy, step: Callable[[Any], Any], eager: bool = False

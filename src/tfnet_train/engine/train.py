@@ -13,11 +13,10 @@ from typing import Any
 import numpy as np
 import optree
 import tensorflow as tf
-from keras.src import tree
-from keras.src.losses import loss as loss_module
+from keras import tree
 
 from tfnet_train import optimizers
-from tfnet_train.engine import replicas
+from tfnet_train.engine import keras_internals, replicas
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.handler import Block
 from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor, unpack_x_y_sample_weight
@@ -52,9 +51,10 @@ class TrainMixin:
         if trace is not None:  # rank-1 arrays as columns under either profile, so traces compare across programs
             trace["inputs"] = expand_1d((x, y, sample_weight))
         with tf.GradientTape() as tape:
-            y_pred = self(x, training=True) if self._call_has_training_arg else self(x)
-            loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
-            self._loss_tracker.update_state(loss_module.unscale_loss_for_distribution(loss),
+            y_pred = keras_internals.call_for_step(self, x, training=True)
+            loss = keras_internals.keras_compute_loss(self, x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                                      training=True)
+            keras_internals.loss_tracker(self).update_state(keras_internals.unscale_loss_for_distribution(loss),
                                             sample_weight=_batch_size(x))
             scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
             scaled = _share_of_global_batch(scaled, x)
@@ -72,7 +72,8 @@ class TrainMixin:
         regularization or add_loss terms)."""
         if self._engine.profile.adds_regularization_losses:
             return super().compute_loss(x, y, y_pred, sample_weight, training=training)
-        loss = self._compile_loss(y, y_pred, sample_weight) if self._compile_loss is not None else None
+        compiled = keras_internals.compile_loss(self)
+        loss = compiled(y, y_pred, sample_weight) if compiled is not None else None
         if loss is None:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
         return loss
@@ -135,7 +136,7 @@ class TrainMixin:
         if not self.run_eagerly:
             one_step_on_data = replicas.per_rank(
                 lambda step=one_step_on_data: tf.function(step, reduce_retracing=True, jit_compile=self.jit_compile))
-        one_step_on_data = self._autoconvert_optionals(one_step_on_data)
+        one_step_on_data = keras_internals.autoconvert_optionals(self, one_step_on_data)
 
         def function(iterator: Any) -> Any:
             outputs = None
@@ -151,7 +152,7 @@ class TrainMixin:
     def _maybe_symbolic_build(self, iterator: Any = None, data_batch: Any = None) -> None:
         """Keras's build under a strategy, from this worker's first local batch (Keras 3.15 reduces the nested batch
         across workers, which multi-worker strategies cannot)."""
-        if self._distribute_strategy is None:
+        if keras_internals.explicit_strategy(self) is None:
             return
         if iterator is not None:
             for _, _, batches in iterator:
@@ -161,7 +162,7 @@ class TrainMixin:
         data_batch = tree.map_structure(
             lambda v: local(v)[0] if isinstance(v, tf.distribute.DistributedValues) else v, data_batch)
         with self.distribute_strategy.scope():
-            self._symbolic_build(data_batch=data_batch)
+            keras_internals.symbolic_build(self, data_batch=data_batch)
 
     @staticmethod
     def _call_on_rows(function: Callable[..., Any], data_handler: Any, iterator: Any) -> Any:
@@ -216,7 +217,7 @@ class TrainMixin:
         self._check_batch(x, y, sample_weight)
         data = (x, y) if sample_weight is None else (x, y, sample_weight)
         with strategy.scope():
-            self._symbolic_build(data_batch=data)
+            keras_internals.symbolic_build(self, data_batch=data)
         if state.traced_function is None:
 
             def traced(data: Any) -> dict[str, Any]:
@@ -293,9 +294,7 @@ class _ConcreteRows:
         concrete = self._concrete.get(key)
         if concrete is None:
             concrete = self._concrete[key] = self._trace(structure, leaves, tensors, batch_size, reset)
-        if hasattr(concrete, "_call_flat"):  # the key matched dtypes and shapes: skip the public call's re-binding
-            return concrete._call_flat(tensors, concrete.captured_inputs)
-        return concrete(*tensors)
+        return keras_internals.call_concrete(concrete, tensors)  # the key matched dtypes and shapes
 
     def _trace(self, structure: Any, leaves: list[Any], tensors: list[Any], batch_size: int, reset: bool) -> Any:
         present = [t is not None for t in leaves]

@@ -20,6 +20,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from tfnet_train.engine import keras_internals
 from tfnet_train.optimizers import schedules
 from tfnet_train.optimizers.adam import Adam
 from tfnet_train.optimizers.adamw import AdamW
@@ -164,8 +165,7 @@ def clip_gradients(optimizer: Any, grads: Sequence[Any]) -> list[Any]:
     factor = loss_scale_factor(optimizer)
     if factor is not None:
         grads = [None if g is None else g / factor for g in grads]
-    # The class's method: another replica thread may have the instance inside `preprocessed` right now.
-    return list(type(optimizer)._clip_gradients(optimizer, grads))
+    return keras_internals.keras_clip_gradients(optimizer, grads)
 
 
 def apply_gradients(optimizer: Any, grads: Sequence[Any], variables: Sequence[Any]) -> None:
@@ -207,15 +207,14 @@ def optimizer_state(optimizer: Any, var_list: Sequence[Any]) -> dict[str, Any]:
         return optimizer_state(optimizer.inner_optimizer, var_list)
     state = {
         "iterations": tf.cast(tf.convert_to_tensor(optimizer.iterations), tf.int64),
-        "learning_rate": tf.cast(optimizer._get_current_learning_rate(), tf.float32),
+        "learning_rate": tf.cast(keras_internals.current_learning_rate(optimizer), tf.float32),
     }
     for cls, names in _KERAS_SLOTS:
         if isinstance(optimizer, cls):
             slots = {}
             for name, attribute in names.items():
-                variables = getattr(optimizer, attribute, None)
-                if variables:
-                    slots[name] = [read(variables[optimizer._get_variable_index(v)]) for v in var_list]
+                if keras_internals.slot_list(optimizer, attribute):
+                    slots[name] = [read(keras_internals.slot_of(optimizer, attribute, v)) for v in var_list]
             return {**state, "slots": slots}
     return {**state, "slots": _slots_by_name(optimizer, var_list)}
 

@@ -13,19 +13,19 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from tfnet_train.engine import keras_internals
 from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, handle, hyper
 
 
 def tfnet_adam_step(optimizer: Any, gradient: Any, variable: Any, learning_rate: Any) -> None:
     """TensorFlow.NET's Adam update of ``variable`` with ResourceApplyAdam."""
     dtype = variable.dtype
-    index = optimizer._get_variable_index(variable)
     step = tf.cast(optimizer.iterations + 1, dtype)
     beta_1, beta_2 = hyper(optimizer.beta_1, dtype), hyper(optimizer.beta_2, dtype)
     tf.raw_ops.ResourceApplyAdam(
         var=handle(variable),
-        m=handle(optimizer._momentums[index]),
-        v=handle(optimizer._velocities[index]),
+        m=handle(keras_internals.slot_of(optimizer, keras_internals.ADAM_SLOTS["m"], variable)),
+        v=handle(keras_internals.slot_of(optimizer, keras_internals.ADAM_SLOTS["v"], variable)),
         beta1_power=tf.pow(beta_1, step),
         beta2_power=tf.pow(beta_2, step),
         lr=tf.cast(learning_rate, dtype),
@@ -51,7 +51,7 @@ class Adam(OptimizerV2, keras.optimizers.Adam):
     """Keras's Adam; slots ``"m"``, ``"v"`` and, with amsgrad, ``"vhat"`` (Keras's ``_momentums``,
     ``_velocities``, ``_velocity_hats``)."""
 
-    _SLOTS = {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"}
+    _SLOTS = keras_internals.ADAM_SLOTS
 
     def _tfnet_unsupported(self) -> str | None:
         return tfnet_amsgrad_message(self)

@@ -13,6 +13,7 @@ from typing import Any
 
 import keras
 
+from tfnet_train.engine import keras_internals
 from tfnet_train.optimizers.adam import tfnet_adam_step, tfnet_amsgrad_message
 from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, _name_of, hyper, tf_variable
 
@@ -21,7 +22,7 @@ from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, _name_of, hyper, tf
 class AdamW(OptimizerV2, keras.optimizers.AdamW):
     """Keras's AdamW; slots as Adam."""
 
-    _SLOTS = {"m": "_momentums", "v": "_velocities", "vhat": "_velocity_hats"}
+    _SLOTS = keras_internals.ADAM_SLOTS
 
     def __init__(self, learning_rate: Any = 0.001, *args: Any, **kwargs: Any) -> None:
         super().__init__(learning_rate, *args, **kwargs)
@@ -40,9 +41,10 @@ class AdamW(OptimizerV2, keras.optimizers.AdamW):
         return tfnet_amsgrad_message(self)
 
     def _tfnet_decays(self, variable: Any) -> bool:
-        if self.weight_decay == 0 or self._var_key(variable) in getattr(self, "_exclude_from_weight_decay", set()):
+        if self.weight_decay == 0 or keras_internals.excluded_from_weight_decay(self, variable):
             return False
-        path = _name_of(self._trainable_variables[self._get_variable_index(variable)])
+        index = keras_internals.variable_index(self, variable)
+        path = _name_of(keras_internals.trainable_variables_of(self)[index])
         return not any(entry in path for entry in self._tfnet_excluded_names)
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:

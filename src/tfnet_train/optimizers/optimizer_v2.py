@@ -22,7 +22,12 @@ from typing import Any, ClassVar
 import keras
 import tensorflow as tf
 
+from tfnet_train.engine import keras_internals
+from tfnet_train.engine.keras_internals import loss_scale_factor, preprocessed
 from tfnet_train.semantics import PROFILES, check_semantics
+
+__all__ = ["OptimizerV2", "SEMANTICS", "handle", "hyper", "loss_scale_factor", "preprocessed", "read",
+           "sum_across_replicas", "tf_variable"]
 
 SEMANTICS: tuple[str, ...] = PROFILES
 
@@ -41,45 +46,6 @@ def sum_across_replicas(grads: Sequence[Any]) -> list[Any]:
         return grads
     reduced = iter(context.all_reduce(tf.distribute.ReduceOp.SUM, present))
     return [None if g is None else next(reduced) for g in grads]
-
-
-def _keep_as_given(items: Iterable[Any]) -> list[Any]:
-    return list(items)
-
-
-@contextlib.contextmanager
-def preprocessed(optimizer: keras.optimizers.Optimizer) -> Iterator[None]:
-    """Inside, ``optimizer.apply`` takes its gradients as final: no clipping, no loss-scale division and no
-    all-reduce (the engine aggregated, unscaled and clipped them already).
-
-    Reentrant and shared by the replica threads of a MirroredStrategy: the first entry makes the optimizer's
-    ``_clip_gradients`` and ``_all_reduce_sum_gradients`` identity and its ``loss_scale_factor`` None, the
-    last exit restores them.
-    """
-    depth = optimizer.__dict__.get("_tfnet_preprocessed_depth", 0)
-    if depth == 0:
-        object.__setattr__(optimizer, "_tfnet_saved_loss_scale_factor", optimizer.loss_scale_factor)
-        object.__setattr__(optimizer, "loss_scale_factor", None)
-        object.__setattr__(optimizer, "_clip_gradients", _keep_as_given)
-        object.__setattr__(optimizer, "_all_reduce_sum_gradients", _keep_as_given)
-    object.__setattr__(optimizer, "_tfnet_preprocessed_depth", depth + 1)
-    try:
-        yield
-    finally:
-        depth = optimizer.__dict__["_tfnet_preprocessed_depth"] - 1
-        object.__setattr__(optimizer, "_tfnet_preprocessed_depth", depth)
-        if depth == 0:
-            object.__setattr__(optimizer, "loss_scale_factor", optimizer.__dict__.pop("_tfnet_saved_loss_scale_factor"))
-            for name in ("_clip_gradients", "_all_reduce_sum_gradients"):
-                optimizer.__dict__.pop(name, None)
-
-
-def loss_scale_factor(optimizer: Any) -> Any:
-    """``optimizer.loss_scale_factor`` as configured, even while another replica thread holds the optimizer in
-    ``preprocessed``."""
-    if "_tfnet_saved_loss_scale_factor" in optimizer.__dict__:
-        return optimizer.__dict__["_tfnet_saved_loss_scale_factor"]
-    return getattr(optimizer, "loss_scale_factor", None)
 
 
 @contextlib.contextmanager
@@ -120,11 +86,11 @@ def _is_schedule(learning_rate: Any) -> bool:
         isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule) or callable(learning_rate))
 
 
-class OptimizerV2:
+class OptimizerV2(keras_internals.OptimizerHooks):
     """Mixin placed before a Keras 3 optimizer class: ``class SGD(OptimizerV2, keras.optimizers.SGD)``.
 
     Subclasses set ``_SLOTS`` (the trace's slot name -> the Keras attribute holding one variable per trainable
-    variable) and override ``update_step`` for the tfnet profile.
+    variable, from ``keras_internals``) and override ``update_step`` for the tfnet profile.
     """
 
     _SLOTS: ClassVar[dict[str, str]] = {}
@@ -160,8 +126,9 @@ class OptimizerV2:
         are accepted here and raise NotImplementedError at the first update, as there.
         """
         check_semantics(profile)
-        if profile == "tfnet" and _is_schedule(self._learning_rate):
-            raise ValueError(self._tfnet_schedule_message(self._learning_rate))
+        configured = keras_internals.configured_learning_rate(self)
+        if profile == "tfnet" and _is_schedule(configured):
+            raise ValueError(self._tfnet_schedule_message(configured))
         self._semantics = profile
 
     @staticmethod
@@ -178,7 +145,7 @@ class OptimizerV2:
     @property
     def learning_rate(self) -> Any:
         """Keras's: the learning-rate variable, or the schedule's value at ``iterations``."""
-        return self._get_current_learning_rate()
+        return keras_internals.current_learning_rate(self)
 
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
@@ -196,12 +163,12 @@ class OptimizerV2:
         """
         return sum_across_replicas([g for g, _ in grads_and_vars])
 
-    def _clip_gradients(self, grads: Sequence[Any]) -> list[Any]:
-        """Keras's clipping (one of clipnorm, global_clipnorm, clipvalue); identity under tfnet, whose
-        ``clip_gradients`` never reads ClipNorm/ClipValue."""
+    def clip_stage(self, grads: Sequence[Any]) -> list[Any]:
+        """TF.NET's and Keras's ``_clip_gradients`` (which routes here): Keras's clipping (one of clipnorm,
+        global_clipnorm, clipvalue); identity under tfnet, whose ``clip_gradients`` never reads ClipNorm/ClipValue."""
         if self._semantics == "tfnet":
             return list(grads)
-        return list(super()._clip_gradients(list(grads)))
+        return self.keras_clip(grads)
 
     def apply_gradients(
         self, grads_and_vars: Iterable[tuple[Any, Any]], experimental_aggregate_gradients: bool = True
@@ -227,7 +194,8 @@ class OptimizerV2:
         reason = self._tfnet_unsupported()
         if reason is not None:
             raise NotImplementedError(reason)
-        variables = list(self._trainable_variables if trainable_variables is None else trainable_variables)
+        variables = list(keras_internals.trainable_variables_of(self) if trainable_variables is None
+                         else trainable_variables)
         missing = [_name_of(v) for g, v in zip(grads, variables, strict=False) if g is None]
         if missing:
             raise ValueError(
@@ -238,16 +206,16 @@ class OptimizerV2:
         with _constraints_off(variables):
             return super().apply(grads, trainable_variables)
 
-    def _apply_weight_decay(self, variables: Sequence[Any]) -> None:
+    def weight_decay_stage(self, variables: Sequence[Any]) -> None:
         # TensorFlow.NET's OptimizerV2 has no decoupled weight decay (its AdamW decays in update_step).
         if self._semantics == "tfnet":
             return
-        super()._apply_weight_decay(variables)
+        self.keras_weight_decay(variables)
 
     # ----------------------------------------------------------------- state for traces
     def _slot_names(self) -> tuple[str, ...]:
         """The trace's slot names this optimizer fills under the current profile, in creation order."""
-        return tuple(name for name, attribute in self._SLOTS.items() if getattr(self, attribute, None))
+        return tuple(name for name, attribute in self._SLOTS.items() if keras_internals.slot_list(self, attribute))
 
     def get_slot_names(self) -> list[str]:
         """The slot names ``get_state`` reports (built optimizer)."""
@@ -259,14 +227,14 @@ class OptimizerV2:
             raise ValueError(
                 f"Argument `slot_name` must be one of {list(self._slot_names())}, got slot_name={slot_name!r}"
             )
-        return getattr(self, self._SLOTS[slot_name])[self._get_variable_index(var)]
+        return keras_internals.slot_of(self, self._SLOTS[slot_name], var)
 
     def get_state(self, var_list: Sequence[Any]) -> dict[str, Any]:
         """``{"iterations": int64, "learning_rate": float32 (the next step's), "slots": {name: [per var]}}``
         as tensors; works eagerly and inside ``tf.function``."""
         return {
             "iterations": tf.cast(tf.convert_to_tensor(self.iterations), tf.int64),
-            "learning_rate": tf.cast(self._get_current_learning_rate(), tf.float32),
+            "learning_rate": tf.cast(keras_internals.current_learning_rate(self), tf.float32),
             "slots": {name: [read(self.get_slot(v, name)) for v in var_list] for name in self._slot_names()},
         }
 

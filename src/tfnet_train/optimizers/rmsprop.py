@@ -13,6 +13,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from tfnet_train.engine import keras_internals
 from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, hyper, tf_variable
 
 
@@ -21,7 +22,7 @@ class RMSprop(OptimizerV2, keras.optimizers.RMSprop):
     """Keras's RMSprop; slots ``"rms"``, ``"mg"`` (centered) and ``"momentum"`` (momentum > 0, keras profile)
     — Keras's ``_velocities``, ``_average_gradients``, ``_momentums``."""
 
-    _SLOTS = {"rms": "_velocities", "mg": "_average_gradients", "momentum": "_momentums"}
+    _SLOTS = keras_internals.RMSPROP_SLOTS
 
     def _slot_names(self) -> tuple[str, ...]:
         # tfnet has no momentum slot (TensorFlow.NET ignores momentum); Keras's variable exists but stays 0.
@@ -45,7 +46,7 @@ class RMSprop(OptimizerV2, keras.optimizers.RMSprop):
         grad = tf.cast(gradient, dtype)
         rho = hyper(self.rho, dtype)
         variable = tf_variable(variable)
-        rms = tf_variable(self._velocities[self._get_variable_index(variable)])
+        rms = tf_variable(keras_internals.slot_of(self, self._SLOTS["rms"], variable))
         rms_t = rho * rms + (tf.constant(1.0, dtype) - rho) * tf.square(grad)
         rms.assign(rms_t)
         variable.assign(variable - lr * grad / (tf.sqrt(rms_t) + tf.constant(self.epsilon, dtype)))

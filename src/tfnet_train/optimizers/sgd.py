@@ -12,6 +12,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from tfnet_train.engine import keras_internals
 from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, handle, hyper
 
 
@@ -19,7 +20,7 @@ from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, handle, hyper
 class SGD(OptimizerV2, keras.optimizers.SGD):
     """Keras's SGD; slot ``"momentum"`` (Keras's ``momentums``) when ``momentum != 0``."""
 
-    _SLOTS = {"momentum": "momentums"}
+    _SLOTS = keras_internals.SGD_SLOTS
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         # tfnet: TensorFlow.NET's raw kernels, nesterov ignored; keras: Keras's own step.
@@ -31,7 +32,7 @@ class SGD(OptimizerV2, keras.optimizers.SGD):
         if self.momentum > 0:
             tf.raw_ops.ResourceApplyKerasMomentum(
                 var=handle(variable),
-                accum=handle(self.momentums[self._get_variable_index(variable)]),
+                accum=handle(keras_internals.slot_of(self, self._SLOTS["momentum"], variable)),
                 lr=lr,
                 grad=grad,
                 momentum=hyper(self.momentum, dtype),

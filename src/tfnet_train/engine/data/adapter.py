@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import tensorflow as tf
-from keras.src import tree
-from keras.src.trainers.data_adapters import array_slicing
+from keras import tree
 
+from tfnet_train.engine.keras_internals import can_slice_array, convert_to_sliceable
 from tfnet_train.semantics import KERAS_PROFILE, Profile, get_profile
 
 
@@ -35,7 +35,7 @@ def train_validation_split(
     if not 0.0 < validation_split < 1.0:
         raise ValueError(f"validation_split must be in the open interval (0, 1), got {validation_split!r}")
     flat = [a for a in tree.flatten(list(arrays)) if a is not None]
-    unsplitable = [type(a).__name__ for a in flat if not array_slicing.can_slice_array(a)]
+    unsplitable = [type(a).__name__ for a in flat if not can_slice_array(a)]
     if unsplitable or not flat:
         raise ValueError("validation_split is only supported for arrays and tensors (x must be given), "
                          f"got {unsplitable or 'no data'}")
@@ -46,7 +46,7 @@ def train_validation_split(
             f"validation_split={validation_split} leaves {split_at} of {n} samples for training; "
             "both the training and the validation part need at least one sample"
         )
-    sliceables = array_slicing.convert_to_sliceable(list(arrays))
+    sliceables = convert_to_sliceable(list(arrays))
 
     def part(start: int, end: int) -> list[Any]:
         return [tree.map_structure(lambda s: None if s is None else s[start:end], a) for a in sliceables]

@@ -1,8 +1,9 @@
 """DataHandler: epochs and steps over an adapter, handed to the loops as named blocks (DataHandler.cs).
 
-Keras's ``TFEpochIterator`` owns step counting (``steps_per_epoch``, ``steps_per_execution``, running out of data,
-distribution); the handler picks the adapter — the engine's tensor fast path for in-memory arrays, Keras's
-adapters for everything else (tf.data, generators, PyDataset, ragged and sparse tensors) — and names each block.
+Keras's ``TFEpochIterator`` (composed, as ``keras_internals.KerasEpochs``) owns step counting
+(``steps_per_epoch``, ``steps_per_execution``, running out of data, distribution); the handler picks the adapter —
+the engine's tensor fast path for in-memory arrays, Keras's adapters for everything else (tf.data, generators,
+PyDataset, ragged and sparse tensors) — and names each block.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import tensorflow as tf
-from keras.src.backend.tensorflow.trainer import TFEpochIterator
-from keras.src.trainers import data_adapters
-from keras.src.trainers.data_adapters import data_adapter_utils
+from keras.utils import unpack_x_y_sample_weight
 
 from tfnet_train.distribution import agreed_seed
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data.stream import STREAM_BLOCK, BatchStream, StreamDataAdapter
 from tfnet_train.engine.data.tensor_like import ArrayBatches, Batch, TensorLikeDataAdapter, is_tensor_like
 from tfnet_train.semantics import KERAS_PROFILE, Profile
@@ -50,7 +50,7 @@ def check_steps(name: str, steps: Any) -> None:
                          f"got {steps!r}")
 
 
-class DataHandler(TFEpochIterator):
+class DataHandler:
     """Yields a ``Block`` per execution; one instance serves every epoch of a fit."""
 
     def __init__(
@@ -89,7 +89,7 @@ class DataHandler(TFEpochIterator):
             adapter = TensorLikeDataAdapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
                                             shuffle=shuffle, class_weight=class_weight, seed=seed)
         else:
-            adapter = data_adapters.get_data_adapter(x, y, sample_weight, batch_size=batch_size,
+            adapter = keras_internals.get_data_adapter(x, y=y, sample_weight=sample_weight, batch_size=batch_size,
                                                      steps_per_epoch=steps_per_epoch, shuffle=shuffle,
                                                      class_weight=class_weight)
         if fit_level is not None and not self.fast:
@@ -106,35 +106,61 @@ class DataHandler(TFEpochIterator):
         self.reset_metrics_first = False  # the next execution resets the metrics before its steps
         # Under a strategy, a block's steps run in one compiled loop when the pass's length is known
         self.steps_in_one_call = False
-        if self.fast:  # Keras's EpochIterator state, without building a tf.data pipeline
-            self.steps_per_epoch = steps_per_epoch
-            self.steps_per_execution = steps_per_execution
-            self._current_iterator = None
-            self._epoch_iterator = None
-            self._steps_seen = 0
-            self.data_adapter = adapter
-            self._num_batches = adapter.num_batches
-            self._distribute_strategy = strategy
-        else:
-            super().__init__(distribute_strategy=strategy, x=adapter, steps_per_epoch=steps_per_epoch,
-                             steps_per_execution=steps_per_execution)
+        # Keras's epoch iterator counts the steps; on one device over in-memory data it builds no tf.data pipeline
+        self._epochs = keras_internals.KerasEpochs(self, adapter, steps_per_epoch, steps_per_execution, strategy,
+                                                   pipeline=not self.fast)
+        if not self.fast:
             # A dataset the user distributed counts per-replica batches, not steps: its length is not known here
             self._distributed_input = isinstance(x, tf.distribute.DistributedDataset)
             self.steps_in_one_call = steps_per_execution > 1 and self._known_passes()
 
-    def _get_iterator(self) -> Any:
+    # ----- what Keras's epoch iterator holds --------------------------------------------------------------------
+    @property
+    def data_adapter(self) -> Any:
+        return self._epochs.data_adapter
+
+    @property
+    def steps_per_epoch(self) -> int | None:
+        return self._epochs.steps_per_epoch
+
+    @property
+    def steps_per_execution(self) -> int:
+        return self._epochs.steps_per_execution
+
+    @steps_per_execution.setter
+    def steps_per_execution(self, steps: int) -> None:
+        self._epochs.steps_per_execution = steps
+
+    @property
+    def num_batches(self) -> int | None:
+        """Steps per pass: steps_per_epoch, else the adapter's count or the one learnt when a pass ran out."""
+        return self._epochs.num_batches
+
+    def __iter__(self) -> DataHandler:
+        iter(self._epochs)
+        return self
+
+    def catch_stop_iteration(self) -> Any:
+        """Keras's: a pass that runs out of data ends the epoch (with Keras's warning when steps were given)."""
+        return self._epochs.catch_stop_iteration()
+
+    def reset(self) -> None:
+        self._epochs.reset()
+
+    # ----- the passes, made for Keras's epoch iterator ------------------------------------------------------
+    def next_pass(self) -> Any:
         if self._agreed_order:
-            strategy, adapter, epoch = self._distribute_strategy, self.data_adapter, self.epoch
+            strategy, adapter, epoch = self._epochs.strategy, self.data_adapter, self.epoch
             return _LazyPass(lambda: strategy.experimental_distribute_dataset(adapter.epoch_dataset(epoch)))
         if self.steps_in_one_call:
-            return _LazyPass(super()._get_iterator)
+            return _LazyPass(self._epochs.keras_pass)
         if not self.fast:
-            return super()._get_iterator()
+            return self._epochs.keras_pass()
         batches = self.data_adapter.epoch_batches(self.epoch)
         return batches if self._fit_level is None else self._fit_level.wrap(batches)
 
     def __next__(self) -> Block:
-        begin, end, iterator = next(self._epoch_iterator)
+        begin, end, iterator = next(self._epochs.steps_of_pass)
         return Block(begin, end, iterator)
 
     def run_whole_epochs(self, training: bool = False) -> None:
@@ -152,16 +178,16 @@ class DataHandler(TFEpochIterator):
 
     def _known_passes(self) -> bool:
         """Whether every pass runs exactly num_batches steps (a compiled loop must not read past the data)."""
-        return (self.steps_per_epoch is None and not self._distributed_input and bool(self._num_batches)
-                and self._num_batches > 0)
+        known = self._epochs.known_batches
+        return self.steps_per_epoch is None and not self._distributed_input and bool(known) and known > 0
 
-    def _interrupted_warning(self) -> None:
+    def warn_interrupted(self) -> None:
         if not isinstance(self.data_adapter, StreamDataAdapter):  # a stream's pass ends where its batches do
-            super()._interrupted_warning()
+            self._epochs.keras_warn_interrupted()
 
     def steps_in(self, block: Block) -> int:
         """How many steps of ``block`` the data holds."""
-        return min(self.steps_per_execution, int(self._num_batches) - block.begin)
+        return min(self.steps_per_execution, int(self._epochs.known_batches) - block.begin)
 
     @staticmethod
     def native(iterator: Any) -> Any:
@@ -302,7 +328,7 @@ class FitLevelClassWeights:
     def weigh(self, batch: Batch | None, batch_dims: int = 1) -> Batch | None:
         if batch is None:
             return None
-        x, y, _ = data_adapter_utils.unpack_x_y_sample_weight(batch)
+        x, y, _ = unpack_x_y_sample_weight(batch)
         return x, y, tf.gather(self._table, _class_ids(y, batch_dims)) * self._fit_weights
 
 

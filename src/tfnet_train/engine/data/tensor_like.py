@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from keras.src import tree
-from keras.src.trainers.data_adapters import array_slicing, data_adapter_utils
-from keras.src.trainers.data_adapters.array_data_adapter import ArrayDataAdapter
+from keras import tree
+from keras.utils import unpack_x_y_sample_weight as _keras_unpack
+
+from tfnet_train.engine.keras_internals import ArrayDataAdapter, array_adapter_state, convert_to_sliceable
 
 Batch = tuple[Any, ...]
 
@@ -146,37 +147,39 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
                  seed: int | None = None) -> None:
         super().__init__(x, y, sample_weight=sample_weight, batch_size=batch_size, steps=steps, shuffle=shuffle,
                          class_weight=class_weight)
-        if self._num_samples == 0:
+        state = array_adapter_state(self)
+        self._rows, self._rows_per_batch, self._shuffle_mode = state.num_samples, state.batch_size, state.shuffle
+        if self._rows == 0:
             raise ValueError("x is empty: got 0 samples")
-        sliceable = array_slicing.convert_to_sliceable(self._inputs, target_backend="tensorflow")
+        sliceable = convert_to_sliceable(state.inputs, target_backend="tensorflow")
         self._tensors = tree.map_structure(lambda a: None if a is None else tf.convert_to_tensor(a), sliceable)
         # Drawn only when the order is shuffled: evaluate, predict and validation leave NumPy's state alone.
         self.seed = int(seed) if seed is not None else int(np.random.randint(0, 2**31 - 1)) if shuffle else 0
 
     @property
     def num_samples(self) -> int:
-        return self._num_samples
+        return self._rows
 
     def epoch_order(self, epoch: int) -> np.ndarray:
         """The rows of pass ``epoch`` in order, drawn from ``(seed, epoch)`` (``"batch"`` shuffles whole batches, as
         in Keras)."""
-        n, bs = self._num_samples, self._batch_size
+        n, bs = self._rows, self._rows_per_batch
         rng = np.random.default_rng([self.seed, epoch])
-        if self._shuffle == "batch":
+        if self._shuffle_mode == "batch":
             blocks = rng.permutation(math.ceil(n / bs))
             return np.concatenate([np.arange(b * bs, min((b + 1) * bs, n)) for b in blocks])
         return rng.permutation(n)
 
     def epoch_batches(self, epoch: int = 0) -> ArrayBatches:
         """A fresh pass over the data, shuffled when asked; the order is drawn on first use."""
-        order = (lambda: self.epoch_order(epoch)) if self._shuffle else None
-        return ArrayBatches(self._tensors, self._num_samples, self._batch_size, order)
+        order = (lambda: self.epoch_order(epoch)) if self._shuffle_mode else None
+        return ArrayBatches(self._tensors, self._rows, self._rows_per_batch, order)
 
     def epoch_dataset(self, epoch: int) -> tf.data.Dataset:
         """Pass ``epoch`` as a tf.data dataset of global batches, in ``epoch_batches``'s order, for a distribution
         strategy to split (auto-shard policy DATA, as Keras's ArrayDataAdapter sets)."""
-        n, bs = self._num_samples, self._batch_size
-        order = self.epoch_order(epoch) if self._shuffle else np.arange(n)
+        n, bs = self._rows, self._rows_per_batch
+        order = self.epoch_order(epoch) if self._shuffle_mode else np.arange(n)
         full = n // bs
         indices = tf.data.Dataset.from_tensor_slices(order[:full * bs].reshape(full, bs).astype(np.int64))
         if n % bs:
@@ -197,7 +200,7 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
 
     def first_batch(self) -> Batch:
         """The first batch in data order (to build the model, metrics and optimizer before tracing)."""
-        return tree.map_structure(lambda t: None if t is None else t[:self._batch_size], self._tensors)
+        return tree.map_structure(lambda t: None if t is None else t[:self._rows_per_batch], self._tensors)
 
     def get_numpy_iterator(self) -> Any:
         return (tree.map_structure(lambda t: None if t is None else t.numpy(), b) for b in self.epoch_batches())
@@ -205,4 +208,4 @@ class TensorLikeDataAdapter(ArrayDataAdapter):
 
 def unpack_x_y_sample_weight(data: Any) -> tuple[Any, Any, Any]:
     """(x, y, sample_weight) from one batch, as Keras unpacks it."""
-    return data_adapter_utils.unpack_x_y_sample_weight(data)
+    return _keras_unpack(data)
