@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from keras.src import tree
+from keras import tree
 
 STREAM_BLOCK = 16  # batches per compiled call when nothing listens to batch hooks
 
