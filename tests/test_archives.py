@@ -82,6 +82,16 @@ def test_a_header_promising_more_than_the_member_holds_is_refused(tmp_path: Path
         archives.load_npz(path)
 
 
+def test_a_header_numpy_cannot_tokenize_is_a_clear_error(tmp_path: Path) -> None:
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (3,\n"  # an unclosed bracket
+    member = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + b"\0" * 12
+    path = tmp_path / "bad.npz"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("x.npy", member)
+    with pytest.raises(ValueError, match=r"bad\.npz.*'x\.npy'.*not a \.npy array"):
+        archives.load_npz(path)
+
+
 @pytest.mark.parametrize("member, match", [
     ("x.npy", r"object arrays"), ("x.txt", r"not a \.npy array"),
 ])

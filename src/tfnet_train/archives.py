@@ -8,6 +8,7 @@ from __future__ import annotations
 import lzma
 import os
 import struct
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -71,7 +72,8 @@ def _read_npy(member: IO[bytes], size: int, source: str) -> np.ndarray:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
         else:
             raise ValueError(f"unsupported .npy version {version}")
-    except (ValueError, SyntaxError, TypeError, OverflowError, MemoryError, RecursionError) as error:
+    except (ValueError, SyntaxError, tokenize.TokenError, TypeError, OverflowError, MemoryError,
+            RecursionError) as error:  # NumPy's header parser tokenizes the header as Python
         raise ValueError(f"{source}: not a .npy array ({error})") from None
     if dtype.hasobject:
         raise ValueError(f"{source}: object arrays (pickled Python objects) are refused, got dtype {dtype}")
