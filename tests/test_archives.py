@@ -71,23 +71,25 @@ def test_a_member_that_decompresses_past_its_declared_size_is_refused(tmp_path: 
         archives.load_npz(path)
 
 
+def npz_with_header(path: Path, header: bytes, data_bytes: int) -> Path:
+    """An archive whose one member, x.npy, is a version 1.0 header as given and ``data_bytes`` zero bytes."""
+    member = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + b"\0" * data_bytes
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("x.npy", member)
+    return path
+
+
 def test_a_header_promising_more_than_the_member_holds_is_refused(tmp_path: Path) -> None:
     header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }"
     header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
-    member = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + b"\0" * 16
-    path = tmp_path / "huge.npz"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("x.npy", member)
+    path = npz_with_header(tmp_path / "huge.npz", header, 16)
     with pytest.raises(ValueError, match=r"huge\.npz.*'x\.npy'.*shape \(1000000000000,\).*more than the member"):
         archives.load_npz(path)
 
 
 def test_a_header_numpy_cannot_tokenize_is_a_clear_error(tmp_path: Path) -> None:
     header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (3,\n"  # an unclosed bracket
-    member = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + b"\0" * 12
-    path = tmp_path / "bad.npz"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("x.npy", member)
+    path = npz_with_header(tmp_path / "bad.npz", header, 12)
     with pytest.raises(ValueError, match=r"bad\.npz.*'x\.npy'.*not a \.npy array"):
         archives.load_npz(path)
 
