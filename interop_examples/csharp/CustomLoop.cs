@@ -8,7 +8,6 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
-using Python.Runtime;
 using TfNetTrain;
 
 namespace TfNetTrain.Examples
@@ -24,10 +23,11 @@ namespace TfNetTrain.Examples
             double target = Arg(args, "--target", 0.95);
             using (var python = PythonRuntime.Start())
             {
-                NDArray[] digits = LoadDigits(python);
-                float[] xTrain = digits[0].ToArray<float>();
-                int[] yTrain = digits[1].ToArray<int>();
-                int rows = digits[0].Dim(0), features = digits[0].Dim(1);
+                var digits = TfNetTrain.TensorFlowNet.KerasApi.keras.datasets.digits.load_data(); // the library's digits split
+                NDArray trainX = digits.Train.Item1, trainY = digits.Train.Item2;
+                float[] xTrain = trainX.ToArray<float>();
+                int[] yTrain = trainY.ToArray<int>();
+                int rows = trainX.Dim(0), features = trainX.Dim(1);
                 Keras.SetRandomSeed(0);
 
                 var model = Keras.Sequential(Layers.Input(features), Layers.Dense(32, activation: "relu"),
@@ -69,7 +69,7 @@ namespace TfNetTrain.Examples
                             Console.WriteLine($"  step {steps}: batch loss {logs["loss"]:F4}  batch accuracy {logs["accuracy"]:F4}");
                         }
                     }
-                    IDictionary<string, float> test = model.Evaluate(digits[2], digits[3]);
+                    IDictionary<string, float> test = model.Evaluate(digits.Test.Item1, digits.Test.Item2);
                     Console.WriteLine($"epoch {epoch}: train loss {lossSum / seen:F4}  test loss {test["loss"]:F4}  " +
                                       $"test accuracy {test["accuracy"]:F4}");
                     if (test["accuracy"] >= target)
@@ -107,24 +107,6 @@ namespace TfNetTrain.Examples
         {
             int i = Array.IndexOf(args, name);
             return i >= 0 && i + 1 < args.Length ? double.Parse(args[i + 1], CultureInfo.InvariantCulture) : fallback;
-        }
-
-        /// <summary>x_train, y_train, x_test, y_test from tfnet_train.demo.digits_split (scikit-learn's digits).</summary>
-        private static NDArray[] LoadDigits(PythonRuntime python)
-        {
-            return python.Run(() =>
-            {
-                using (var demo = Py.Import("tfnet_train.demo"))
-                using (var split = demo.InvokeMethod("digits_split"))
-                {
-                    var parts = new NDArray[4];
-                    for (int i = 0; i < parts.Length; i++)
-                    {
-                        using (var item = split[i]) parts[i] = NDArray.FromPython(item);
-                    }
-                    return parts;
-                }
-            });
         }
     }
 }

@@ -47,8 +47,8 @@ namespace TfNetTrain.Examples
         {
             using (var python = PythonRuntime.Start())
             {
-                NDArray[] split = DigitsSplit(python);
-                NDArray xTrain = split[0], yTrain = split[1], xTest = split[2], yTest = split[3];
+                var digits = TfNetTrain.TensorFlowNet.KerasApi.keras.datasets.digits.load_data(); // the library's digits split
+                NDArray xTrain = digits.Train.Item1, yTrain = digits.Train.Item2, xTest = digits.Test.Item1, yTest = digits.Test.Item2;
                 NDArray[] test04 = Where(xTest, yTest, label => label < 5);
 
                 using (Model base04 = Keras.Models.LoadModel(basePath))
@@ -102,24 +102,6 @@ namespace TfNetTrain.Examples
                     }
                 }
             }
-        }
-
-        /// <summary>tfnet_train.demo.digits_split(): x_train, y_train, x_test, y_test (scikit-learn's digits).</summary>
-        private static NDArray[] DigitsSplit(PythonRuntime python)
-        {
-            return python.Run(() =>
-            {
-                using (var demo = Py.Import("tfnet_train.demo"))
-                using (var split = demo.InvokeMethod("digits_split"))
-                {
-                    var parts = new NDArray[4];
-                    for (int i = 0; i < parts.Length; i++)
-                    {
-                        using (var item = split[i]) parts[i] = NDArray.FromPython(item);
-                    }
-                    return parts;
-                }
-            });
         }
 
         /// <summary>The rows of x and y whose label passes <paramref name="keep"/>.</summary>
