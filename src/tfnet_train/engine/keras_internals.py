@@ -4,9 +4,6 @@ Everything else imports from here. Each use below carries a one-line reason (no 
 ``tests/test_keras_internals.py`` holds a canary per name that fails with "Keras X.Y moved <name>: <what the engine
 uses it for>" the day an upgrade moves, renames or stops calling it. Public names are used wherever they exist
 (``keras.tree``, ``keras.utils.unpack_x_y_sample_weight``, ``get_compile_config()``), outside this module.
-
-The streaming path (``engine/data/stream.py``: its ``keras.src`` tree import and the ``sys.getrefcount`` check that
-frees a block buffer) is the one exception, kept with that code while it is rewritten.
 """
 
 from __future__ import annotations
@@ -63,12 +60,14 @@ from keras.src.utils.python_utils import is_default, pythonify_logs
 __all__ = [
     "ADAM_SLOTS", "RMSPROP_SLOTS", "SGD_SLOTS", "ArrayDataAdapter", "BackupAndRestoreHooks", "KerasEpochs",
     "KerasFunctional", "KerasTrainer", "LossFunctionWrapper", "OptimizerHooks", "TFEpochIterator",
-    "TensorFlowTrainer", "autoconvert_optionals", "call_concrete", "can_slice_array", "class_weight_to_sample_weights",
-    "compile_loss", "compile_options", "configured_learning_rate", "convert_to_np_if_not_ragged",
-    "convert_to_sliceable", "current_learning_rate", "excluded_from_weight_decay", "functional_init_arguments",
-    "get_data_adapter", "initial_epoch", "is_default", "keras_clip_gradients", "legacy_saving", "loss_scale_factor",
-    "loss_tracker", "metrics_result_or_logs", "potentially_ragged_concat", "preprocessed", "pythonify_logs", "rebase",
-    "set_compile_option", "set_initial_epoch", "should_eval", "slot_list", "slot_of", "trainable_variables_of",
+    "TensorFlowTrainer", "array_adapter_state", "autoconvert_optionals", "call_concrete", "call_for_step",
+    "can_slice_array", "class_weight_to_sample_weights", "compile_loss", "compile_options", "configured_learning_rate",
+    "convert_to_np_if_not_ragged", "convert_to_sliceable", "current_learning_rate", "excluded_from_weight_decay",
+    "explicit_strategy", "flatten_metrics_in_order", "functional_init_arguments", "get_data_adapter", "initial_epoch",
+    "is_default", "keras_clip_gradients", "keras_compute_loss", "legacy_saving", "loss_scale_factor", "loss_tracker",
+    "metrics_result_or_logs", "potentially_ragged_concat", "preprocessed", "progbar_in_fit", "pythonify_logs",
+    "rebase", "set_compile_option", "set_initial_epoch", "should_eval", "slot_list", "slot_of", "symbolic_build",
+    "tensorboard_graph_pending", "tensorboard_graph_written", "tensorboard_traces", "trainable_variables_of",
     "unscale_loss_for_distribution", "variable_index",
 ]
 
@@ -270,7 +269,7 @@ def variable_index(optimizer: Any, variable: Any) -> int:
 
 def slot_of(optimizer: Any, attribute: str, variable: Any) -> Any:
     """Slot variable ``attribute`` (one of the *_SLOTS values) of ``variable``."""
-    return getattr(optimizer, attribute)[optimizer._get_variable_index(variable)]
+    return getattr(optimizer, attribute)[variable_index(optimizer, variable)]
 
 
 def trainable_variables_of(optimizer: Any) -> list[Any]:
