@@ -190,19 +190,19 @@ class FitMixin:
                 epoch_logs = dict(logs)
             else:  # metric variables read across every replica and worker
                 epoch_logs = dict(keras_internals.metrics_result_or_logs(self, logs)) if logs else {}
+            epoch_end = True
             if validation is not None:
                 if validation.due(epoch, validation_freq, lambda e, f: keras_internals.should_eval(self, e, f)):
                     val_logs = self.evaluate(validation.x, validation.y, sample_weight=validation.sample_weight,
                                              batch_size=validation.batch_size, steps=validation.steps,
                                              callbacks=callbacks, return_dict=True, verbose=0)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-                elif validation.skips_epoch_end:  # TF.NET's dataset path skips on_epoch_end for epochs it does
-                    if self.stop_training:        # not validate; a callback's stop still ends the fit (as Keras)
-                        break
-                    continue
-            callbacks.on_epoch_end(epoch, epoch_logs)
-            training_logs = epoch_logs
-            if self.stop_training:
+                else:  # TF.NET's dataset path skips on_epoch_end for epochs it does not validate
+                    epoch_end = not validation.skips_epoch_end
+            if epoch_end:
+                callbacks.on_epoch_end(epoch, epoch_logs)
+                training_logs = epoch_logs
+            if self.stop_training:  # a callback's stop ends the fit, whether or not on_epoch_end ran
                 break
         if hasattr(self.optimizer, "finalize_variable_values") and epochs > 0:
             self.optimizer.finalize_variable_values(self.trainable_weights)
