@@ -218,3 +218,17 @@ def test_conformance_case_recorded_from_a_loaded_tf_keras_2_model_replays(files:
                                 ("live", implementation))
         assert result.first_divergence is None, result.first_divergence.describe("live", implementation)
     assert [(p.a, p.b, p.verdict) for p in run_case(case, ["engine", "keras"]).pairs] == [("engine", "keras", "pass")]
+
+
+def test_settings_keras_3_lacks_are_named_and_unset_ones_ignored() -> None:
+    from tfnet_train.engine import legacy
+
+    problems: list[str] = []
+    assert legacy._loss({"class_name": "MeanSquaredError", "config": {"bogus": 1}}, {}, problems) is None
+    assert legacy._metric({"class_name": "Mean", "config": {"bogus": 2}}, {}, problems) is None
+    assert legacy._optimizer({"class_name": "SGD", "config": {"learning_rate": 0.1, "bogus": 3}}, {}, problems) is None
+    assert problems == ["loss MeanSquaredError settings ['bogus'] have no Keras 3 counterpart",
+                        "metric Mean settings ['bogus'] have no Keras 3 counterpart",
+                        "optimizer SGD settings ['bogus=3'] have no Keras 3 counterpart"]
+    sgd = legacy._optimizer({"class_name": "SGD", "config": {"learning_rate": 0.25, "bogus": None}}, {}, problems)
+    assert isinstance(sgd, keras.optimizers.SGD) and float(sgd.learning_rate) == 0.25 and len(problems) == 3

@@ -13,6 +13,7 @@ import json
 import tempfile
 import warnings
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +215,18 @@ def _accepted(cls: type, config: dict[str, Any]) -> tuple[dict[str, Any], list[s
     return accepted, [k for k in config if k not in parameters]
 
 
+def _construct(cls: type, settings: dict[str, Any], problems: list[str], what: str,
+               describe: Callable[[list[str]], Any] = lambda dropped: dropped) -> Any:
+    """``cls(**settings)`` when Keras 3's ``cls`` takes every setting that is set; else None, with a problem naming
+    the settings it lacks."""
+    accepted, dropped = _accepted(cls, settings)
+    dropped = [k for k in dropped if settings[k] is not None]
+    if dropped:
+        problems.append(f"{what} settings {describe(dropped)} have no Keras 3 counterpart")
+        return None
+    return cls(**accepted)
+
+
 def _loss(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
     if isinstance(config, str):
         try:
@@ -236,12 +249,7 @@ def _loss(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
             problems.append(f"loss {name} reduction {settings['reduction']!r} has no Keras 3 counterpart")
             return None
         settings["reduction"] = _REDUCTIONS[settings["reduction"]]
-    accepted, dropped = _accepted(cls, settings)
-    dropped = [k for k in dropped if settings[k] is not None]
-    if dropped:
-        problems.append(f"loss {name} settings {dropped} have no Keras 3 counterpart")
-        return None
-    return cls(**accepted)
+    return _construct(cls, settings, problems, f"loss {name}")
 
 
 def _metric(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
@@ -264,12 +272,7 @@ def _metric(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
     if not (isinstance(cls, type) and issubclass(cls, keras.metrics.Metric)):
         problems.append(f"metric class {name!r} has no Keras 3 counterpart")
         return None
-    accepted, dropped = _accepted(cls, settings)
-    dropped = [k for k in dropped if settings[k] is not None]
-    if dropped:
-        problems.append(f"metric {name} settings {dropped} have no Keras 3 counterpart")
-        return None
-    return cls(**accepted)
+    return _construct(cls, settings, problems, f"metric {name}")
 
 
 def _optimizer(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
@@ -294,13 +297,8 @@ def _optimizer(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
         except Exception as error:  # noqa: BLE001
             problems.append(f"learning-rate schedule {settings['learning_rate'].get('class_name')!r}: {error}")
             return None
-    accepted, dropped = _accepted(cls, settings)
-    dropped = [k for k in dropped if settings[k] is not None]
-    if dropped:
-        problems.append(f"optimizer {name} settings {[f'{k}={settings[k]!r}' for k in dropped]} have no "
-                        "Keras 3 counterpart")
-        return None
-    return cls(**accepted)
+    return _construct(cls, settings, problems, f"optimizer {name}",
+                      lambda dropped: [f"{k}={settings[k]!r}" for k in dropped])
 
 
 # ----- tf.keras SavedModel directories ----------------------------------------------------------------------------
