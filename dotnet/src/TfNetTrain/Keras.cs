@@ -36,23 +36,7 @@ namespace TfNetTrain
         public static Model Sequential(IEnumerable<LayerSpec> layers, string name = null)
         {
             if (layers == null) throw new ArgumentNullException(nameof(layers));
-            LayerSpec[] list = layers.ToArray();
-            if (list.Length == 0) throw new TfNetTrainArgumentException(nameof(layers), "at least one layer is required");
-            for (int i = 0; i < list.Length; i++)
-                if (list[i] == null) throw new ArgumentNullException(nameof(layers), $"layers[{i}] is null");
-            PythonRuntime runtime = TfNetTrain.Model.RequireRuntime();
-            return TfNetTrain.Model.Create(runtime, f =>
-            {
-                using (var specs = new PyList())
-                using (var pyName = name == null ? PyObject.None : new PyString(name))
-                {
-                    foreach (var layer in list)
-                    {
-                        using (var pair = PyConvert.SpecPair(layer)) specs.Append(pair);
-                    }
-                    return f["sequential"].Invoke(specs, pyName);
-                }
-            });
+            return Sequential(layers.Cast<object>(), name);
         }
 
         /// <summary>A symbolic model input (per-sample shape) for functional models; see <see cref="LayerSpec.Apply"/>.</summary>

@@ -225,7 +225,7 @@ namespace TfNetTrain
                         else if (item is ModelLayer layer) items.Append(layer.PythonObject);
                         else items.Append(((Model)item).PythonObject);
                     }
-                    using (var fn = f["tensors"].GetAttr("sequential_of")) return fn.Invoke(items, pyName);
+                    return f["sequential"].Invoke(items, pyName);
                 }
             });
         }

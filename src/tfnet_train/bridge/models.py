@@ -10,7 +10,7 @@ import keras
 import numpy as np
 
 from tfnet_train.bridge.arrays import exchange_array, exchange_dtype, exchange_list
-from tfnet_train.bridge.specs import build_layers, build_loss, build_optimizer
+from tfnet_train.bridge.specs import build_layer, build_layers, build_loss, build_optimizer
 from tfnet_train.engine import Model, Sequential
 
 Spec = tuple[str, dict[str, Any] | None]
@@ -36,11 +36,12 @@ def set_random_seed(seed: int) -> None:
     keras.utils.set_random_seed(seed)
 
 
-def sequential(layers: Sequence[Spec], name: str | None = None) -> Model:
-    """A tfnet_train Sequential from (Keras layer class name, kwargs) pairs; "Input" gives keras.Input."""
+def sequential(layers: Sequence[Spec | Any], name: str | None = None) -> Model:
+    """A tfnet_train Sequential from (Keras layer class name, kwargs) pairs ("Input" gives keras.Input) and layer or
+    model objects (existing layers keep, and share, their weights), in order."""
     if not layers:
         raise ValueError("layers must hold at least one layer spec; got an empty list")
-    return Sequential(build_layers(list(layers)), name=name)
+    return Sequential([build_layer(*item) if isinstance(item, tuple | list) else item for item in layers], name=name)
 
 
 def apply_layer(layer: Spec, inputs: Sequence[Any]) -> Any:

@@ -322,15 +322,6 @@ def layer_adapt(layer: Any, data: Any) -> None:
     layer.adapt(data)
 
 
-def sequential_of(items: Sequence[Any], name: str | None = None) -> Any:
-    """A tfnet_train Sequential of layer objects (models included) and (class name, kwargs) pairs."""
-    from tfnet_train.bridge.specs import build_layer
-    from tfnet_train.engine import Sequential
-
-    layers = [build_layer(i[0], i[1]) if isinstance(i, tuple | list) else i for i in items]
-    return Sequential(layers, name=name)
-
-
 def model_config(model: Any) -> dict[str, Any]:
     """`model.get_config()` (or a layer's) serialised as JSON text under "json"."""
     import json

@@ -609,7 +609,7 @@ namespace TfNetTrain.TensorFlowNet
             return Face.Run(runtime, f =>
             {
                 var parts = items.Select(l => l.Spec != null && l.Spec.ClassName == "Input" ? (object)l.Spec : new PyObjectBox(l.PythonLayer(runtime, f))).ToList();
-                using (var m = Face.Invoke(f, "tensors", "sequential_of", new object[] { parts, _seqName }))
+                using (var m = Face.Invoke(f, "models", "sequential", new object[] { parts, _seqName }))
                 {
                     return TfNetTrain.Model.FromPython(m, runtime);
                 }
