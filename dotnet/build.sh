@@ -15,6 +15,13 @@ nunit_dir="$(ls -d /usr/lib/cli/nunit.framework-2.6* 2>/dev/null | head -n1 || t
 # Python.Runtime.dll targets netstandard2.0: Mono resolves it through its facade assembly.
 facades="$(dirname "$(command -v mono)")/../lib/mono/4.5/Facades"
 
+# Sources compiled into more than one library: the trace's key format (TraceKeys.cs), defined once for C#.
+shared_sources=("$here/src/Shared/TraceKeys.cs")
+sources_of() {  # sources_of NAME DIR: the project's own sources, and the shared ones for the two libraries
+  find "$2" -name '*.cs' -not -path '*/obj/*' -not -path '*/bin/*' | sort
+  case "$1" in TfNetTrain|TfNetTrain.Reference) printf '%s\n' "${shared_sources[@]}" ;; esac
+}
+
 # build NAME DIR KIND [REFERENCE...]   KIND is library or exe; references are names in $out or framework assemblies.
 build() {
   local name="$1" dir="$2" kind="$3"; shift 3
@@ -27,7 +34,7 @@ build() {
   for r in "$@"; do
     if [ -f "$out/$r" ]; then refs+=("-r:$out/$r"); else refs+=("-r:$r"); fi
   done
-  mapfile -t sources < <(find "$src_dir" -name '*.cs' -not -path '*/obj/*' -not -path '*/bin/*' | sort)
+  mapfile -t sources < <(sources_of "$name" "$src_dir")
   [ "${#sources[@]}" -gt 0 ] || return 0
   mcs -nologo -langversion:7.2 -debug -optimize+ -nowarn:1591 -target:"$kind" -out:"$out/$name.$ext" "${refs[@]}" "${sources[@]}"
 }
@@ -87,7 +94,7 @@ build_coreclr() {
   local refs=() r f
   for f in "$coreclr_fx"/*.dll; do refs+=("-r:$f"); done
   for r in "$@"; do refs+=("-r:$coreclr_out/$r"); done
-  mapfile -t sources < <(find "$src_dir" -name '*.cs' -not -path '*/obj/*' -not -path '*/bin/*' | sort)
+  mapfile -t sources < <(sources_of "$name" "$src_dir")
   [ "${#sources[@]}" -gt 0 ] || return 0
   # CS1702: mcs notes that the framework's own assemblies reference each other by version; harmless.
   mcs -nologo -nostdlib -noconfig -langversion:7.2 -optimize+ -nowarn:1591,1702 -target:"$kind" \

@@ -1,5 +1,7 @@
+using System;
 using System.Collections.Generic;
 using System.Linq;
+using Python.Runtime;
 
 namespace TfNetTrain
 {
@@ -14,6 +16,18 @@ namespace TfNetTrain
         {
             Values = values;
             Epochs = epochs;
+        }
+
+        /// <summary>The History from a bridge result {"history": {name: [float]}, "epoch": [int]}.</summary>
+        internal static History FromRecord(PyObject result)
+        {
+            var values = new Dictionary<string, IList<float>>();
+            using (var history = result["history"])
+            {
+                PyConvert.ForEachItem(history, (key, list) =>
+                    values[key] = new List<float>(Array.ConvertAll(list.As<double[]>(), v => (float)v)));
+            }
+            using (var epochs = result["epoch"]) return new History(values, new List<int>(epochs.As<int[]>()));
         }
 
         /// <summary>Metric name ("loss", "accuracy", "val_loss", ...) → one value per epoch.</summary>

@@ -143,7 +143,7 @@ namespace TfNetTrain
                 using (var pw = Optional(sampleWeight))
                 using (var record = f["train_step_traced"].Invoke(_handle, px, py, pw))
                 {
-                    return ReadTrace(record);
+                    return StepTrace.FromRecord(record);
                 }
             });
         }
@@ -223,7 +223,7 @@ namespace TfNetTrain
                     }
                     using (var result = f["fit"].Invoke(new[] { _handle, px, py }, kwargs))
                     {
-                        return ReadHistory(result);
+                        return History.FromRecord(result);
                     }
                 }
             });
@@ -482,81 +482,6 @@ namespace TfNetTrain
             });
             if (layout.Shapes.Length > 0) _layout = layout;
             return layout;
-        }
-
-        /// <summary>The History from a bridge result {"history": {name: [float]}, "epoch": [int]}.</summary>
-        internal static History ReadHistory(PyObject result)
-        {
-            var values = new Dictionary<string, IList<float>>();
-            using (var history = result["history"])
-            {
-                PyConvert.ForEachItem(history, (key, list) =>
-                    values[key] = new List<float>(Array.ConvertAll(list.As<double[]>(), v => (float)v)));
-            }
-            using (var epochs = result["epoch"]) return new History(values, new List<int>(epochs.As<int[]>()));
-        }
-
-        /// <summary>
-        /// A StepTrace from the bridge's record: every array arrives once, as StepTrace.flat() ("stage/key" → array);
-        /// the typed stages are the same arrays, grouped by their keys ("gradients/1", "optimizer_state/m/0", ...).
-        /// </summary>
-        private static StepTrace ReadTrace(PyObject record)
-        {
-            var flat = new Dictionary<string, NDArray>();
-            var lists = new Dictionary<string, IList<NDArray>>();
-            List<string> variableNames;
-            using (var names = record["variable_names"]) variableNames = new List<string>(names.As<string[]>());
-            foreach (string stage in new[] { "gradients", "aggregated_gradients", "clipped_gradients" })
-                lists[stage] = new List<NDArray>(new NDArray[variableNames.Count]); // null where a variable has no gradient
-            using (var arrays = record["flat"])
-            {
-                PyConvert.ForEachItem(arrays, (name, value) =>
-                {
-                    NDArray array = ArrayExchange.FromNumpy(value);
-                    flat[name] = array;
-                    int slash = name.LastIndexOf('/');
-                    if (slash <= 0 || name.StartsWith("metrics/", StringComparison.Ordinal)) return;
-                    if (!int.TryParse(name.Substring(slash + 1), System.Globalization.NumberStyles.None,
-                                      System.Globalization.CultureInfo.InvariantCulture, out int index)) return; // a named value
-                    string stage = name.Substring(0, slash);
-                    if (!lists.TryGetValue(stage, out IList<NDArray> list)) lists[stage] = list = new List<NDArray>();
-                    while (list.Count <= index) list.Add(null);
-                    list[index] = array; // keyed by index: a missing key (no gradient) stays null
-                });
-            }
-            const string state = "optimizer_state/";
-            var slots = new Dictionary<string, IList<NDArray>>();
-            foreach (var pair in lists)
-                if (pair.Key.StartsWith(state, StringComparison.Ordinal)) slots[pair.Key.Substring(state.Length)] = pair.Value;
-            var metrics = new Dictionary<string, float>();
-            foreach (var pair in flat)
-                if (pair.Key.StartsWith("metrics/", StringComparison.Ordinal)) metrics[pair.Key.Substring(8)] = (float)pair.Value.GetDouble(0);
-            var trace = new StepTrace
-            {
-                Inputs = new Dictionary<string, IList<NDArray>>
-                {
-                    { "x", Stage(lists, "inputs/x") }, { "y", Stage(lists, "inputs/y") }, { "sample_weight", Stage(lists, "inputs/sample_weight") },
-                },
-                YPred = Stage(lists, "y_pred"),
-                Loss = (float)flat["loss"].GetDouble(0),
-                Gradients = Stage(lists, "gradients"),
-                AggregatedGradients = Stage(lists, "aggregated_gradients"),
-                ClippedGradients = Stage(lists, "clipped_gradients"),
-                Weights = Stage(lists, "weights"),
-                OptimizerState = new OptimizerState((long)flat[state + "iterations"].GetDouble(0),
-                    flat.TryGetValue(state + "learning_rate", out NDArray rate) ? (float)rate.GetDouble(0) : float.NaN, slots),
-                Metrics = metrics,
-                Flat = flat,
-            };
-            using (var step = record["step"]) trace.Step = step.As<long>();
-            trace.VariableNames = variableNames;
-            using (var names = record["weight_names"]) trace.WeightNames = new List<string>(names.As<string[]>());
-            return trace;
-        }
-
-        private static IList<NDArray> Stage(Dictionary<string, IList<NDArray>> lists, string stage)
-        {
-            return lists.TryGetValue(stage, out IList<NDArray> list) ? list : new List<NDArray>();
         }
 
         private sealed class WeightLayout

@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using Python.Runtime;
 
 namespace TfNetTrain
 {
@@ -51,5 +52,55 @@ namespace TfNetTrain
 
         /// <summary>StepTrace.flat(): "inputs/x/0", "gradients/1", "optimizer_state/m/0", "metrics/loss", ... → array.</summary>
         public IDictionary<string, NDArray> Flat { get; internal set; }
+
+        /// <summary>
+        /// A StepTrace from the bridge's record: every array arrives once, as StepTrace.flat() ("stage/key" → array);
+        /// the typed stages are the same arrays, grouped by their keys (<see cref="TraceKeys"/>).
+        /// </summary>
+        internal static StepTrace FromRecord(PyObject record)
+        {
+            var flat = new Dictionary<string, NDArray>();
+            var lists = new Dictionary<string, IList<NDArray>>();
+            var trace = new StepTrace { Flat = flat };
+            using (var names = record["variable_names"]) trace.VariableNames = new List<string>(names.As<string[]>());
+            using (var names = record["weight_names"]) trace.WeightNames = new List<string>(names.As<string[]>());
+            using (var step = record["step"]) trace.Step = step.As<long>();
+            foreach (string stage in new[] { TraceKeys.Gradients, TraceKeys.AggregatedGradients, TraceKeys.ClippedGradients })
+                lists[stage] = new List<NDArray>(new NDArray[trace.VariableNames.Count]); // null where a variable has no gradient
+            var metrics = new Dictionary<string, float>();
+            using (var arrays = record["flat"])
+            {
+                PyConvert.ForEachItem(arrays, (key, value) =>
+                {
+                    NDArray array = ArrayExchange.FromNumpy(value);
+                    flat[key] = array;
+                    if (TraceKeys.TryParseIn(key, TraceKeys.Metrics, out string metric)) metrics[metric] = (float)array.GetDouble(0);
+                    else TraceKeys.AddIndexed(lists, key, array);
+                });
+            }
+            var slots = new Dictionary<string, IList<NDArray>>();
+            foreach (var pair in lists)
+                if (TraceKeys.TryParseIn(pair.Key, TraceKeys.OptimizerState, out string slot)) slots[slot] = pair.Value;
+            trace.Inputs = new Dictionary<string, IList<NDArray>>();
+            foreach (string kind in TraceKeys.InputKinds) trace.Inputs[kind] = Stage(lists, TraceKeys.Key(TraceKeys.Inputs, kind));
+            trace.YPred = Stage(lists, TraceKeys.YPred);
+            trace.Loss = (float)flat[TraceKeys.Loss].GetDouble(0);
+            trace.Gradients = Stage(lists, TraceKeys.Gradients);
+            trace.AggregatedGradients = Stage(lists, TraceKeys.AggregatedGradients);
+            trace.ClippedGradients = Stage(lists, TraceKeys.ClippedGradients);
+            trace.Weights = Stage(lists, TraceKeys.Weights);
+            trace.OptimizerState = new OptimizerState(
+                (long)flat[TraceKeys.Key(TraceKeys.OptimizerState, TraceKeys.Iterations)].GetDouble(0),
+                flat.TryGetValue(TraceKeys.Key(TraceKeys.OptimizerState, TraceKeys.LearningRate), out NDArray rate)
+                    ? (float)rate.GetDouble(0) : float.NaN,
+                slots);
+            trace.Metrics = metrics;
+            return trace;
+        }
+
+        private static IList<NDArray> Stage(Dictionary<string, IList<NDArray>> lists, string stage)
+        {
+            return lists.TryGetValue(stage, out IList<NDArray> list) ? list : new List<NDArray>();
+        }
     }
 }

@@ -114,6 +114,31 @@ namespace TfNetTrain.Tests
             }
         }
 
+        [Test]
+        public void TraceKeysFollowTheEnginesSchema()
+        {
+            string[] stages = PythonSetup.Runtime.Run(() =>
+            {
+                using (var trace = Python.Runtime.Py.Import("tfnet_train.engine.trace"))
+                using (var names = trace.GetAttr("STAGES"))
+                using (var kinds = trace.GetAttr("INPUT_KINDS"))
+                {
+                    CollectionAssert.AreEqual(kinds.As<string[]>(), TraceKeys.InputKinds, "input kinds");
+                    return names.As<string[]>();
+                }
+            });
+            CollectionAssert.AreEqual(stages, TraceKeys.Stages, "stages in step order");
+            Assert.AreEqual("optimizer_state/m/12", TraceKeys.Key(TraceKeys.OptimizerState, "m", 12));
+            Assert.IsTrue(TraceKeys.TryParseIndexed("replicas/1/gradients/3", out string list, out int index));
+            Assert.AreEqual(("replicas/1/gradients", 3), (list, index));
+            Assert.IsFalse(TraceKeys.TryParseIndexed("optimizer_state/iterations", out _, out _), "a named value");
+            Assert.IsFalse(TraceKeys.TryParseIndexed("loss", out _, out _), "a stage without parts");
+            Assert.IsFalse(TraceKeys.TryParseIndexed("gradients/-1", out _, out _), "a signed index");
+            Assert.IsTrue(TraceKeys.TryParseIn("metrics/val/loss", TraceKeys.Metrics, out string metric));
+            Assert.AreEqual("val/loss", metric);
+            Assert.IsFalse(TraceKeys.TryParseIn("metricsx/loss", TraceKeys.Metrics, out _), "another stage's prefix");
+        }
+
         /// <summary>The typed stages of a trace hold the same arrays as its flat mapping.</summary>
         internal static void AssertStagesMatchFlat(StepTrace trace)
         {

@@ -14,14 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tfnet_train.conformance.case import Tolerance
-from tfnet_train.engine.trace import STAGES
+from tfnet_train.engine.trace import STAGES, stage_of
 
 Trace = dict[str, np.ndarray]
-
-
-def stage_of(key: str) -> str:
-    """The stage a flat trace key belongs to (``"gradients/0"`` -> ``"gradients"``)."""
-    return key.split("/", 1)[0]
 
 
 def _natural(key: str) -> tuple:

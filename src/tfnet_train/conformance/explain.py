@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tfnet_train.conformance.case import KERAS_LOSS_STRINGS, OPTIMIZER_DEFAULTS, Case, KerasModelSpec
-from tfnet_train.conformance.compare import Comparison, compare_traces, ordered_keys, stage_of
+from tfnet_train.conformance.compare import Comparison, compare_traces, ordered_keys
 from tfnet_train.conformance.runner import ImplementationRun, run_implementation
-from tfnet_train.engine.trace import STAGES
+from tfnet_train.engine.trace import STAGES, stage_of
 
 TFNET_ROOT = "SciSharp/TensorFlow.NET: "
 SEMANTICS_DOC = "docs/semantics.md"

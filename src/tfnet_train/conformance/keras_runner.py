@@ -22,6 +22,7 @@ import numpy as np
 from tfnet_train.conformance.case import Case
 from tfnet_train.conformance.errors import NotApplicable
 from tfnet_train.conformance.keras_model import build_keras_model, set_case_weights
+from tfnet_train.engine.trace import flatten
 
 
 def keras_loss(case: Case) -> Any:
@@ -99,20 +100,11 @@ def run_keras(case: Case) -> list[dict[str, np.ndarray]]:
         clipped = optimizers.clip_gradients(optimizer, gradients)
         data = (x, y) if sw is None else (x, y, sw)
         logs = model.train_step(data)
-        trace: dict[str, np.ndarray] = {"inputs/x/0": np.asarray(x), "y_pred/0": np.asarray(y_pred),
-                                        "loss": np.asarray(float(loss), dtype=np.float64)}
-        for i, (g, c) in enumerate(zip(gradients, clipped, strict=True)):
-            trace[f"gradients/{i}"] = np.asarray(g)
-            trace[f"clipped_gradients/{i}"] = np.asarray(c)
-        for i, w in enumerate(model.get_weights()):
-            trace[f"weights/{i}"] = w
         state = optimizers.optimizer_state(optimizer, model.trainable_weights)
-        trace["optimizer_state/iterations"] = np.asarray(int(state["iterations"]), dtype=np.int64)
-        trace["optimizer_state/learning_rate"] = np.asarray(float(state["learning_rate"]), dtype=np.float64)
-        for slot, tensors in sorted(state["slots"].items()):
-            for i, a in enumerate(tensors):
-                trace[f"optimizer_state/{slot}/{i}"] = np.array(a)
-        for name, value in logs.items():
-            trace[f"metrics/{name}"] = np.asarray(float(np.mean(value)), dtype=np.float64)
-        traces.append(trace)
+        slots = {slot: [np.array(a) for a in arrays] for slot, arrays in state["slots"].items()}
+        traces.append(flatten(
+            inputs={"x": [x]}, y_pred=[y_pred], loss=float(loss), gradients=gradients, clipped_gradients=clipped,
+            weights=model.get_weights(), metrics={name: float(np.mean(value)) for name, value in logs.items()},
+            optimizer_state={"iterations": int(state["iterations"]), "learning_rate": float(state["learning_rate"]),
+                             "slots": slots}))
     return traces

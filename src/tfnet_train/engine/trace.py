@@ -62,33 +62,67 @@ class StepTrace:
 
     def flat(self) -> dict[str, np.ndarray]:
         """Every value as ``"stage/key"`` -> array, for comparison and storage (e.g. ``gradients/0``)."""
-        out: dict[str, np.ndarray] = {}
-        for kind in ("x", "y", "sample_weight"):
-            for i, a in enumerate(self.inputs.get(kind, [])):
-                out[f"inputs/{kind}/{i}"] = np.asarray(a)
-        for i, a in enumerate(self.y_pred):
-            out[f"y_pred/{i}"] = np.asarray(a)
-        out["loss"] = np.asarray(self.loss, dtype=np.float64)
-        for stage in ("gradients", "aggregated_gradients", "clipped_gradients", "weights"):
-            for i, a in enumerate(getattr(self, stage)):
-                if a is not None:  # a variable without a gradient has no key (C#: null at its index)
-                    out[f"{stage}/{i}"] = np.asarray(a)
-        state = self.optimizer_state
-        out["optimizer_state/iterations"] = np.asarray(state.get("iterations", 0), dtype=np.int64)
-        if "learning_rate" in state:
-            out["optimizer_state/learning_rate"] = np.asarray(state["learning_rate"], dtype=np.float64)
-        for slot, arrays in sorted(state.get("slots", {}).items()):
-            for i, a in enumerate(arrays):
-                out[f"optimizer_state/{slot}/{i}"] = np.asarray(a)
-        for name, value in self.metrics.items():
-            out[f"metrics/{name}"] = np.asarray(value, dtype=np.float64)
-        for r, replica in enumerate(self.replicas):
-            out[f"replicas/{r}/loss"] = np.asarray(replica["loss"], dtype=np.float64)
-            for kind in ("x", "y", "sample_weight"):
-                for i, a in enumerate(replica["inputs"].get(kind, [])):
-                    out[f"replicas/{r}/inputs/{kind}/{i}"] = np.asarray(a)
-            for stage in ("y_pred", "gradients"):
-                for i, a in enumerate(replica[stage]):
-                    if a is not None:
-                        out[f"replicas/{r}/{stage}/{i}"] = np.asarray(a)
-        return out
+        return flatten(inputs=self.inputs, y_pred=self.y_pred, loss=self.loss, gradients=self.gradients,
+                       aggregated_gradients=self.aggregated_gradients, clipped_gradients=self.clipped_gradients,
+                       weights=self.weights, optimizer_state=self.optimizer_state, metrics=self.metrics,
+                       replicas=self.replicas)
+
+
+# The flat form: one key per array, "stage" or "stage/part/.../index". Every trace in the project (engine, Keras,
+# NumPy reference; the C# reference and the C# StepTrace through TraceKeys.cs) is written and read by these rules.
+INPUT_KINDS: tuple[str, ...] = ("x", "y", "sample_weight")
+LIST_STAGES: tuple[str, ...] = ("gradients", "aggregated_gradients", "clipped_gradients", "weights")
+
+
+def key(stage: str, *parts: object) -> str:
+    """The flat key of a value: ``key("gradients", 1)`` -> ``"gradients/1"``."""
+    return "/".join((stage, *map(str, parts)))
+
+
+def stage_of(flat_key: str) -> str:
+    """The stage a flat key belongs to (``"gradients/0"`` -> ``"gradients"``)."""
+    return flat_key.split("/", 1)[0]
+
+
+def flatten(*, inputs: dict[str, list[Any]] | None = None, y_pred: list[Any] | None = None, loss: float | None = None,
+            gradients: list[Any] | None = None, aggregated_gradients: list[Any] | None = None,
+            clipped_gradients: list[Any] | None = None, weights: list[Any] | None = None,
+            optimizer_state: dict[str, Any] | None = None, metrics: dict[str, float] | None = None,
+            replicas: list[dict[str, Any]] | None = None) -> dict[str, np.ndarray]:
+    """The flat trace of the stages given (an implementation that does not expose a stage leaves it out). A list
+    entry of None (a variable without a gradient) has no key."""
+    out: dict[str, np.ndarray] = {}
+    _put_inputs(out, (), inputs or {})
+    _put_list(out, ("y_pred",), y_pred)
+    if loss is not None:
+        out["loss"] = np.asarray(loss, dtype=np.float64)
+    lists = {"gradients": gradients, "aggregated_gradients": aggregated_gradients,
+             "clipped_gradients": clipped_gradients, "weights": weights}
+    for stage in LIST_STAGES:
+        _put_list(out, (stage,), lists[stage])
+    if optimizer_state is not None:
+        out[key("optimizer_state", "iterations")] = np.asarray(optimizer_state.get("iterations", 0), dtype=np.int64)
+        if "learning_rate" in optimizer_state:
+            out[key("optimizer_state", "learning_rate")] = np.asarray(optimizer_state["learning_rate"],
+                                                                      dtype=np.float64)
+        for slot, arrays in sorted(optimizer_state.get("slots", {}).items()):
+            _put_list(out, ("optimizer_state", slot), arrays)
+    for name, value in (metrics or {}).items():
+        out[key("metrics", name)] = np.asarray(value, dtype=np.float64)
+    for r, replica in enumerate(replicas or []):
+        out[key("replicas", r, "loss")] = np.asarray(replica["loss"], dtype=np.float64)
+        _put_inputs(out, ("replicas", r), replica["inputs"])
+        for stage in ("y_pred", "gradients"):
+            _put_list(out, ("replicas", r, stage), replica[stage])
+    return out
+
+
+def _put_inputs(out: dict[str, np.ndarray], prefix: tuple[object, ...], inputs: dict[str, list[Any]]) -> None:
+    for kind in INPUT_KINDS:
+        _put_list(out, (*prefix, "inputs", kind), inputs.get(kind))
+
+
+def _put_list(out: dict[str, np.ndarray], prefix: tuple[object, ...], arrays: list[Any] | None) -> None:
+    for i, a in enumerate(arrays or []):
+        if a is not None:  # a variable without a gradient has no key (C#: null at its index)
+            out[key(*prefix, i)] = np.asarray(a)

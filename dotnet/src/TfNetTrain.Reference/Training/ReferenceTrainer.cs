@@ -77,19 +77,19 @@ namespace TfNetTrain.Reference
             StepsDone++;
 
             var trace = new Dictionary<string, NpyArray>();
-            trace["inputs/x/0"] = xBatch;
-            trace["inputs/y/0"] = yBatch;
-            if (swBatch != null) trace["inputs/sample_weight/0"] = swBatch;
-            trace["y_pred/0"] = result.YPred.ToFloat32();
-            trace["loss"] = NpyArray.Float64Scalar(result.Loss);
-            AddList(trace, "gradients", gradients);
-            AddList(trace, "aggregated_gradients", aggregated);
-            AddList(trace, "clipped_gradients", clipped);
-            AddList(trace, "weights", _weights);
-            trace["optimizer_state/iterations"] = NpyArray.Int64Scalar(_optimizer.Iterations);
-            trace["optimizer_state/learning_rate"] = NpyArray.Float64Scalar(_optimizer.LearningRate);
-            foreach (var slot in _optimizer.Slots) AddList(trace, "optimizer_state/" + slot.Key, slot.Value);
-            foreach (var log in _metrics.Results()) trace["metrics/" + log.Key] = NpyArray.Float64Scalar(log.Value);
+            trace[TraceKeys.Key(TraceKeys.Inputs, "x", 0)] = xBatch;
+            trace[TraceKeys.Key(TraceKeys.Inputs, "y", 0)] = yBatch;
+            if (swBatch != null) trace[TraceKeys.Key(TraceKeys.Inputs, "sample_weight", 0)] = swBatch;
+            trace[TraceKeys.Key(TraceKeys.YPred, 0)] = result.YPred.ToFloat32();
+            trace[TraceKeys.Loss] = NpyArray.Float64Scalar(result.Loss);
+            AddList(trace, TraceKeys.Gradients, gradients);
+            AddList(trace, TraceKeys.AggregatedGradients, aggregated);
+            AddList(trace, TraceKeys.ClippedGradients, clipped);
+            AddList(trace, TraceKeys.Weights, _weights);
+            trace[TraceKeys.Key(TraceKeys.OptimizerState, TraceKeys.Iterations)] = NpyArray.Int64Scalar(_optimizer.Iterations);
+            trace[TraceKeys.Key(TraceKeys.OptimizerState, TraceKeys.LearningRate)] = NpyArray.Float64Scalar(_optimizer.LearningRate);
+            foreach (var slot in _optimizer.Slots) AddList(trace, TraceKeys.Key(TraceKeys.OptimizerState, slot.Key), slot.Value);
+            foreach (var log in _metrics.Results()) trace[TraceKeys.Key(TraceKeys.Metrics, log.Key)] = NpyArray.Float64Scalar(log.Value);
             return trace;
         }
 
@@ -102,7 +102,7 @@ namespace TfNetTrain.Reference
         private static void AddList(Dictionary<string, NpyArray> trace, string stage, IEnumerable<Tensor> tensors)
         {
             int i = 0;
-            foreach (Tensor t in tensors) trace[stage + "/" + i++] = t.ToFloat32();
+            foreach (Tensor t in tensors) trace[TraceKeys.Key(stage, i++)] = t.ToFloat32();
         }
     }
 }

@@ -353,7 +353,7 @@ namespace TfNetTrain.TensorFlowNet
                     };
                     using (var result = Face.Invoke(f, "datasets", "fit_dataset", new object[] { new PyObjectBox(model.PythonObject), new PyObjectBox(dataset.PythonObject) }, kwargs))
                     {
-                        return TfNetTrain.Model.ReadHistory(result);
+                        return TfNetTrain.History.FromRecord(result);
                     }
                 }
             });
