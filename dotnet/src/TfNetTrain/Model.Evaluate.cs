@@ -1,0 +1,43 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>Loss and metrics without training (TensorFlow.NET's Model.Evaluate.cs).</summary>
+    public sealed partial class Model
+    {
+        /// <summary>Loss and metrics over the data (running means over batches), without training.</summary>
+        public IDictionary<string, float> Evaluate(NDArray x, NDArray y, int? batchSize = null, NDArray sampleWeight = null,
+                                                   int? steps = null)
+        {
+            return Evaluate(ModelInputs.One(x, nameof(x)), y, batchSize, sampleWeight, steps);
+        }
+
+        /// <summary>Loss and metrics of a multi-input model (one array per model input), without training.</summary>
+        public IDictionary<string, float> Evaluate(IList<NDArray> x, NDArray y, int? batchSize = null,
+                                                   NDArray sampleWeight = null, int? steps = null)
+        {
+            return Evaluate(ModelInputs.Many(x, nameof(x)), y, batchSize, sampleWeight, steps);
+        }
+
+        private IDictionary<string, float> Evaluate(ModelInputs x, NDArray y, int? batchSize, NDArray sampleWeight, int? steps)
+        {
+            RequireY(y);
+            return Call<IDictionary<string, float>>(f =>
+            {
+                using (var px = x.ToPython(view: false))
+                using (var py = ArrayExchange.ToNumpy(y))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object>
+                {
+                    { "batch_size", batchSize }, { "sample_weight", sampleWeight }, { "steps", steps },
+                }))
+                using (var logs = f["evaluate"].Invoke(new[] { _handle, px, py }, kwargs))
+                {
+                    return PyConvert.ToFloatDictionary(logs);
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,92 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>Training over many steps (TensorFlow.NET's Model.Fit.cs): arrays and datasets.</summary>
+    public sealed partial class Model
+    {
+        /// <summary>
+        /// Trains for <paramref name="epochs"/> epochs (Keras fit semantics; shuffles unless
+        /// <paramref name="shuffle"/> is false). <paramref name="validationX"/>/<paramref name="validationY"/> give
+        /// validation data; <paramref name="callbacks"/> receive the training hooks (C# callbacks, and
+        /// Keras callbacks described by <see cref="KerasCallback"/> specs, run in list order). Returns the per-epoch history.
+        /// </summary>
+        public History Fit(NDArray x, NDArray y, int? batchSize = null, int epochs = 1, int verbose = 1,
+                           IList<ICallback> callbacks = null, float validationSplit = 0f, bool shuffle = true,
+                           NDArray sampleWeight = null, int initialEpoch = 0, int? stepsPerEpoch = null,
+                           NDArray validationX = null, NDArray validationY = null, int validationFreq = 1,
+                           IDictionary<int, float> classWeight = null)
+        {
+            ModelInputs inputs = ModelInputs.One(x, nameof(x));
+            ModelInputs validation = validationX == null ? null : ModelInputs.One(validationX, nameof(validationX));
+            return Fit(inputs, y, batchSize, epochs, verbose, callbacks, validationSplit, shuffle, sampleWeight,
+                       initialEpoch, stepsPerEpoch, validation, validationY, validationFreq, classWeight);
+        }
+
+        /// <summary>
+        /// <see cref="Fit(NDArray, NDArray, int?, int, int, IList{ICallback}, float, bool, NDArray, int, int?, NDArray, NDArray, int, IDictionary{int, float})"/>
+        /// for a multi-input model: <paramref name="x"/> (and <paramref name="validationX"/>) hold one array per model input.
+        /// </summary>
+        public History Fit(IList<NDArray> x, NDArray y, int? batchSize = null, int epochs = 1, int verbose = 1,
+                           IList<ICallback> callbacks = null, float validationSplit = 0f, bool shuffle = true,
+                           NDArray sampleWeight = null, int initialEpoch = 0, int? stepsPerEpoch = null,
+                           IList<NDArray> validationX = null, NDArray validationY = null, int validationFreq = 1,
+                           IDictionary<int, float> classWeight = null)
+        {
+            ModelInputs inputs = ModelInputs.Many(x, nameof(x));
+            ModelInputs validation = validationX == null ? null : ModelInputs.Many(validationX, nameof(validationX));
+            return Fit(inputs, y, batchSize, epochs, verbose, callbacks, validationSplit, shuffle, sampleWeight,
+                       initialEpoch, stepsPerEpoch, validation, validationY, validationFreq, classWeight);
+        }
+
+        private History Fit(ModelInputs x, NDArray y, int? batchSize, int epochs, int verbose, IList<ICallback> callbacks,
+                            float validationSplit, bool shuffle, NDArray sampleWeight, int initialEpoch, int? stepsPerEpoch,
+                            ModelInputs validationX, NDArray validationY, int validationFreq, IDictionary<int, float> classWeight)
+        {
+            RequireY(y);
+            if ((validationX == null) != (validationY == null)) // one Python argument, validation_data=(x, y)
+                throw new TfNetTrainArgumentException(validationX == null ? "validationX" : nameof(validationY),
+                    "validationX and validationY must be given together");
+            var fitCallbacks = new FitCallbacks(callbacks, this);
+            return Call(f =>
+            {
+                var arguments = new Dictionary<string, object>
+                {
+                    { "batch_size", batchSize }, { "epochs", epochs }, { "verbose", verbose },
+                    { "validation_split", validationSplit }, { "shuffle", shuffle }, { "initial_epoch", initialEpoch },
+                    { "steps_per_epoch", stepsPerEpoch }, { "validation_freq", validationFreq },
+                };
+                if (classWeight != null)
+                {
+                    var weights = new Dictionary<long, double>();
+                    foreach (var pair in classWeight) weights[pair.Key] = PyConvert.ShortestDouble(pair.Value);
+                    arguments["class_weight"] = weights;
+                }
+                using (var px = x.ToPython(view: true))
+                using (var py = ArrayExchange.ViewAsNumpy(y))
+                using (var kwargs = PyConvert.Kwargs(arguments))
+                using (var hostCallbacks = fitCallbacks.ToPython(f))
+                {
+                    kwargs["callbacks"] = hostCallbacks;
+                    if (sampleWeight != null) using (var pw = ArrayExchange.ViewAsNumpy(sampleWeight)) kwargs["sample_weight"] = pw;
+                    if (validationX != null)
+                    {
+                        using (var vx = validationX.ToPython(view: true))
+                        using (var vy = ArrayExchange.ViewAsNumpy(validationY))
+                        using (var pair = new PyTuple(new PyObject[] { vx, vy }))
+                        {
+                            kwargs["validation_data"] = pair;
+                        }
+                    }
+                    using (var result = f["fit"].Invoke(new[] { _handle, px, py }, kwargs))
+                    {
+                        return History.FromRecord(result);
+                    }
+                }
+            });
+        }
+    }
+}

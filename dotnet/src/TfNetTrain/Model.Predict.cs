@@ -1,0 +1,76 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Python.Runtime;
+
+namespace TfNetTrain
+{
+    /// <summary>Outputs (TensorFlow.NET's Model.Predict.cs).</summary>
+    public sealed partial class Model
+    {
+        /// <summary>The model's output for every sample (training=False). For several outputs use <see cref="PredictOutputs"/>.</summary>
+        public NDArray Predict(NDArray x, int? batchSize = null, int? steps = null)
+        {
+            return SingleOutput(PredictOutputs(x, batchSize, steps));
+        }
+
+        /// <summary>The output of a multi-input model (one array per model input) for every sample.</summary>
+        public NDArray Predict(IList<NDArray> x, int? batchSize = null, int? steps = null)
+        {
+            return SingleOutput(PredictOutputs(x, batchSize, steps));
+        }
+
+        private static NDArray SingleOutput(IList<NDArray> outputs)
+        {
+            if (outputs.Count != 1)
+                throw new InvalidOperationException($"the model has {outputs.Count} outputs; use PredictOutputs");
+            return outputs[0];
+        }
+
+        /// <summary>Predicts into <paramref name="output"/>, which must have the result's dtype and shape (no allocation).</summary>
+        public void Predict(NDArray x, NDArray output, int? batchSize = null)
+        {
+            if (output == null) throw new ArgumentNullException(nameof(output));
+            ModelInputs inputs = ModelInputs.One(x, nameof(x));
+            Call(f =>
+            {
+                using (var outputs = InvokePredict(f, inputs, batchSize, null))
+                {
+                    if (outputs.Length() != 1)
+                        throw new InvalidOperationException($"the model has {outputs.Length()} outputs; use PredictOutputs");
+                    using (var first = outputs[0]) ArrayExchange.CopyInto(first, output, nameof(output));
+                }
+                return 0;
+            });
+        }
+
+        /// <summary>Every model output for every sample, one array per output.</summary>
+        public IList<NDArray> PredictOutputs(NDArray x, int? batchSize = null, int? steps = null)
+        {
+            return PredictOutputs(ModelInputs.One(x, nameof(x)), batchSize, steps);
+        }
+
+        /// <summary>Every output of a multi-input model (one array per model input) for every sample.</summary>
+        public IList<NDArray> PredictOutputs(IList<NDArray> x, int? batchSize = null, int? steps = null)
+        {
+            return PredictOutputs(ModelInputs.Many(x, nameof(x)), batchSize, steps);
+        }
+
+        private IList<NDArray> PredictOutputs(ModelInputs x, int? batchSize, int? steps)
+        {
+            return Call<IList<NDArray>>(f =>
+            {
+                using (var outputs = InvokePredict(f, x, batchSize, steps)) return PyConvert.ToArrayList(outputs);
+            });
+        }
+
+        private PyObject InvokePredict(BridgeFacade f, ModelInputs x, int? batchSize, int? steps)
+        {
+            using (var px = x.ToPython(view: false))
+            using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "batch_size", batchSize }, { "steps", steps } }))
+            {
+                return f["predict"].Invoke(new[] { _handle, px }, kwargs);
+            }
+        }
+    }
+}
