@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 
 from tfnet_train.archives import load_npz
+from tfnet_train.semantics import PROFILES, get_profile
 from tfnet_train.tolerances import ATOL, RTOL
 
 SCHEMA = "tfnet-train/case@1"
-SEMANTICS = ("keras", "tfnet")
+SEMANTICS = PROFILES
 ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid", "softmax")
 LOSSES = ("mse", "mae", "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy")
 METRICS = ("accuracy", "acc", "mae", "mse", "mape")
@@ -145,7 +146,7 @@ class LossSpec:
         unknown string or None is a ValueError, as in Keras 3."""
         if not self.as_string:
             return self
-        if semantics == "tfnet":
+        if get_profile(semantics).tfnet_losses:
             return LossSpec(self.name if self.name in ("mse", "mae") else "mse")
         if self.name is None:
             raise ValueError("loss: None was compiled, so there is no loss to compute (Keras 3 raises at the "
@@ -171,7 +172,7 @@ class OptimizerSpec:
         with Keras 3's defaults, and an unknown name is a ValueError, as in Keras 3."""
         if not self.as_string:
             return self
-        name = "rmsprop" if semantics == "tfnet" else self.name.lower()
+        name = "rmsprop" if get_profile(semantics).string_optimizer_is_rmsprop else self.name.lower()
         if name not in OPTIMIZER_DEFAULTS:
             raise ValueError(f"optimizer: Keras 3 could not interpret optimizer identifier {self.name!r}")
         return OptimizerSpec(name=name, params=dict(OPTIMIZER_DEFAULTS[name]))

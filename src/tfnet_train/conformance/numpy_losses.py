@@ -20,6 +20,7 @@ import numpy as np
 from tfnet_train.conformance import f32 as F
 from tfnet_train.conformance.case import LossSpec
 from tfnet_train.conformance.numpy_network import ForwardPass
+from tfnet_train.semantics import get_profile
 
 EPSILON = 1e-7
 CROSSENTROPIES = ("binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy")
@@ -171,9 +172,10 @@ def uses_cached_logits(spec: LossSpec, final_activation: str) -> bool:
 def _reduce(values: np.ndarray, sample_weight: np.ndarray | None,
             semantics: str) -> tuple[np.float32, Callable[[], np.ndarray]]:
     """sum_over_batch_size of the weighted per-sample losses; returns the loss and d loss / d values."""
+    tfnet = get_profile(semantics).tfnet_losses  # TF.NET's (B,) * (B, 1) weighted loss
     if sample_weight is None:
         weighted = values
-    elif semantics == "tfnet":
+    elif tfnet:
         weighted = F.mul(values[None, :], sample_weight.reshape(-1, 1))  # (B,) * (B, 1) -> (B, B)
     else:
         weighted = F.mul(values, sample_weight.reshape(-1))
@@ -184,7 +186,7 @@ def _reduce(values: np.ndarray, sample_weight: np.ndarray | None,
     def d_values() -> np.ndarray:
         if sample_weight is None:
             return F.f32(g_weighted)
-        if semantics == "tfnet":
+        if tfnet:
             return F.sum_(F.mul(g_weighted, sample_weight.reshape(-1, 1)), axis=0)
         return F.mul(g_weighted, sample_weight.reshape(-1))
 

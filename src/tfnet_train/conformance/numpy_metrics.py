@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tfnet_train.conformance import f32 as F
+from tfnet_train.semantics import get_profile
 
 TFNET_NAMES = {"accuracy": "accuracy", "acc": "accuracy", "mae": "mean_absolute_error",
                "mape": "mean_absolute_percentage_error"}
@@ -64,7 +65,7 @@ def _mape(t: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 def metric_name(identifier: str, semantics: str) -> str:
     """The name a metric is reported under."""
-    if semantics != "tfnet":
+    if not get_profile(semantics).tfnet_metrics:
         return identifier
     if identifier not in TFNET_NAMES:
         raise NotImplementedError(

@@ -19,6 +19,7 @@ import numpy as np
 
 from tfnet_train.conformance import f32 as F
 from tfnet_train.conformance.case import OptimizerSpec
+from tfnet_train.semantics import get_profile
 
 Arrays = list[np.ndarray]
 
@@ -54,7 +55,7 @@ def clip_gradients(spec: OptimizerSpec, grads: Arrays, semantics: str) -> Arrays
     if len(clips) > 1:
         raise ValueError(f"Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set, got "
                          f"{', '.join(f'{k}={p[k]!r}' for k in clips)}")
-    if semantics == "tfnet":
+    if not get_profile(semantics).clips_gradients:
         return list(grads)
     if p.get("clipnorm"):
         return [clip_by_norm(g, p["clipnorm"]) for g in grads]
@@ -78,6 +79,7 @@ class NumpyOptimizer:
         self.spec = spec
         self.p: dict[str, Any] = dict(spec.params)
         self.semantics = semantics
+        self.tfnet = get_profile(semantics).tfnet_optimizer_updates  # TF.NET's kernels and formulas
         self.iterations = 0
         self.lr = F.c32(self.p["learning_rate"])
         self.slots: dict[str, Arrays] = {
@@ -114,7 +116,7 @@ class SGD(NumpyOptimizer):
         mu = F.c32(self.p["momentum"])
         m = F.sub(F.mul(self.slots["momentum"][i], mu), F.mul(g, self.lr))
         self.slots["momentum"][i] = m
-        if self.p["nesterov"] and self.semantics == "keras":
+        if self.p["nesterov"] and not self.tfnet:
             return F.add(w, F.sub(F.mul(m, mu), F.mul(g, self.lr)))
         return F.add(w, m)
 
@@ -124,12 +126,12 @@ class Adam(NumpyOptimizer):
         return ("m", "v", "vhat") if self.p["amsgrad"] else ("m", "v")
 
     def check_supported(self) -> None:
-        if self.semantics == "tfnet" and self.p["amsgrad"]:
+        if self.tfnet and self.p["amsgrad"]:
             raise NotImplementedError("amsgrad is not implemented under semantics 'tfnet' "
                                       "(TensorFlow.NET's Adam throws NotImplementedException)")
 
     def one_minus(self, beta: float) -> np.ndarray:
-        if self.semantics == "tfnet":  # the kernel computes T(1) - beta in float32
+        if self.tfnet:  # the kernel computes T(1) - beta in float32
             return F.sub(1, F.c32(beta))
         return F.c32(1.0 - beta)  # Python double, then float32
 
@@ -151,7 +153,7 @@ class Adam(NumpyOptimizer):
 class AdamW(Adam):
     def update(self, i: int, g: np.ndarray, w: np.ndarray) -> np.ndarray:
         wd = F.c32(self.p["weight_decay"])
-        if self.semantics == "tfnet":
+        if self.tfnet:
             w = F.add(w, F.mul(F.mul(-F.c32(self.p["learning_rate"]), w), wd))
         else:
             w = F.sub(w, F.mul(F.mul(w, wd), self.lr))
@@ -160,7 +162,7 @@ class AdamW(Adam):
 
 class RMSprop(NumpyOptimizer):
     def active_slots(self) -> tuple[str, ...]:
-        if self.semantics == "tfnet":
+        if self.tfnet:
             return ("rms", "mg") if self.p["centered"] else ("rms",)
         names = ["rms"]
         if self.p["momentum"] > 0:
@@ -170,14 +172,14 @@ class RMSprop(NumpyOptimizer):
         return tuple(names)
 
     def check_supported(self) -> None:
-        if self.semantics == "tfnet" and self.p["centered"]:
+        if self.tfnet and self.p["centered"]:
             raise NotImplementedError("centered RMSprop is not implemented under semantics 'tfnet' "
                                       "(TensorFlow.NET's RMSprop throws NotImplementedException)")
 
     def update(self, i: int, g: np.ndarray, w: np.ndarray) -> np.ndarray:
         rho = self.p["rho"]
         eps = F.c32(self.p["epsilon"])
-        if self.semantics == "tfnet":
+        if self.tfnet:
             rms = F.add(F.mul(F.c32(rho), self.slots["rms"][i]), F.mul(F.sub(1, F.c32(rho)), F.square(g)))
             self.slots["rms"][i] = rms
             return F.sub(w, F.div(F.mul(self.lr, g), F.add(F.sqrt(rms), eps)))

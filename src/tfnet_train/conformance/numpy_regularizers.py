@@ -12,6 +12,7 @@ import numpy as np
 
 from tfnet_train.conformance import f32 as F
 from tfnet_train.conformance.case import ModelSpec
+from tfnet_train.semantics import get_profile
 
 
 def kernel_indices(spec: ModelSpec) -> list[int]:
@@ -26,7 +27,7 @@ def kernel_indices(spec: ModelSpec) -> list[int]:
 def add_regularization(spec: ModelSpec, semantics: str, weights: list[np.ndarray], loss: np.float32,
                        gradients: list[np.ndarray]) -> tuple[np.float32, list[np.ndarray]]:
     """The loss and gradients with every layer's L2 kernel penalty added (keras); unchanged under tfnet."""
-    if semantics == "tfnet":
+    if not get_profile(semantics).adds_regularization_losses:
         return loss, gradients
     total = loss
     gradients = list(gradients)

@@ -27,6 +27,7 @@ from tfnet_train.conformance.case import (
     validate_arrays,
 )
 from tfnet_train.conformance.keras_model import NoDenseForm, dense_form
+from tfnet_train.semantics import get_profile
 
 _LOSS_NAMES = {
     "MeanSquaredError": "mse", "mean_squared_error": "mse", "mse": "mse",
@@ -128,7 +129,7 @@ def _metrics(model: Any) -> tuple[str, ...]:
     names = []
     for metric in keras.tree.flatten(given) if given is not None else []:
         name = metric if isinstance(metric, str) else getattr(metric, "name", None)
-        if model.semantics == "tfnet" and isinstance(metric, str):
+        if get_profile(model.semantics).tfnet_metrics and isinstance(metric, str):
             from tfnet_train.engine.metrics_container import TFNET_NAMES
 
             name = TFNET_NAMES.get(metric, metric)

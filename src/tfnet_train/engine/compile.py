@@ -10,7 +10,7 @@ from tfnet_train import optimizers
 from tfnet_train.engine import keras_internals
 from tfnet_train.engine.losses_container import tfnet_loss
 from tfnet_train.engine.metrics_container import tfnet_metrics
-from tfnet_train.semantics import TFNET, get_profile
+from tfnet_train.semantics import get_profile
 
 
 class CompileMixin:
@@ -43,11 +43,14 @@ class CompileMixin:
         with self.distribute_strategy.scope():  # a named optimizer's variables are mirrored under a strategy
             resolved = optimizers.get(optimizer, semantics=profile.name)
         optimizers.set_semantics(resolved, profile.name)
-        if profile.name == TFNET:  # TF.NET's string rules and weighted loss; Keras's own objects otherwise
+        # Keras resolves names at the first step; a wrong name is found here, before anything changes
+        if profile.tfnet_losses:  # TF.NET's string rules and weighted loss; Keras's own objects otherwise
             loss = tfnet_loss(loss)
-            metrics = tfnet_metrics(metrics)
-        else:  # Keras resolves names at the first step; a wrong name is found here, before anything changes
+        else:
             _check_names(loss, "loss", keras.losses.get, "unknown name")
+        if profile.tfnet_metrics:  # TF.NET's metric strings and names
+            metrics = tfnet_metrics(metrics)
+        else:
             for name, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
                 _check_names(value, name, _get_metric, "unknown metric name")
         keras_optimizer = resolved if isinstance(resolved, keras.optimizers.Optimizer) else None

@@ -32,7 +32,7 @@ from tfnet_train.engine.on_batch import OnBatchMixin
 from tfnet_train.engine.predict import PredictMixin
 from tfnet_train.engine.save import SaveMixin
 from tfnet_train.engine.train import TrainMixin
-from tfnet_train.semantics import KERAS_PROFILE, TFNET
+from tfnet_train.semantics import KERAS_PROFILE
 
 
 class EngineState:
@@ -108,7 +108,7 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
     def get_metrics_result(self) -> dict[str, Any]:
         """Keras's metric results; under tfnet non-scalar results are reduced by mean (TF.NET's train_step)."""
         results = super().get_metrics_result()
-        if self._engine.profile.name == TFNET:
+        if self._engine.profile.tfnet_metrics:
             return {k: tf.reduce_mean(v) for k, v in results.items()}
         return results
 

@@ -27,7 +27,6 @@ from tfnet_train.optimizers.adamw import AdamW
 from tfnet_train.optimizers.optimizer_v2 import (
     SEMANTICS,
     OptimizerV2,
-    check_semantics,
     loss_scale_factor,
     preprocessed,
     read,
@@ -43,6 +42,7 @@ from tfnet_train.optimizers.schedules import (
     PolynomialDecay,
 )
 from tfnet_train.optimizers.sgd import SGD
+from tfnet_train.semantics import get_profile
 
 __all__ = [
     "SEMANTICS",
@@ -89,19 +89,19 @@ def get(identifier: Any, semantics: str = "keras") -> keras.optimizers.Optimizer
     - None: RMSprop with default arguments (TensorFlow.NET's default).
     New instances of ours get ``semantics`` as their profile.
     """
-    check_semantics(semantics)
+    profile = get_profile(semantics)
     if isinstance(identifier, keras.optimizers.Optimizer):
         return identifier
     if identifier is None:
         return RMSprop(semantics=semantics)
     if isinstance(identifier, str):
-        if semantics == "tfnet":
-            return RMSprop(learning_rate=0.001, rho=0.9, epsilon=1e-7, semantics="tfnet")
+        if profile.string_optimizer_is_rmsprop:
+            return RMSprop(learning_rate=0.001, rho=0.9, epsilon=1e-7, semantics=semantics)
         cls = _BY_NAME.get(identifier.lower())
         if cls is not None:
             return cls(semantics=semantics)
         return keras.optimizers.get(identifier)
-    if isinstance(identifier, dict) and semantics == "keras":
+    if isinstance(identifier, dict) and not profile.tfnet_optimizer_updates:  # a plain Keras optimizer
         return keras.optimizers.get(identifier)
     raise TypeError(
         "Argument `optimizer` must be a keras.optimizers.Optimizer instance, an optimizer name, a Keras config "
@@ -112,10 +112,9 @@ def get(identifier: Any, semantics: str = "keras") -> keras.optimizers.Optimizer
 
 def set_semantics(optimizer: Any, semantics: str) -> None:
     """Give ``optimizer`` the profile (ours); a plain Keras optimizer runs only under ``"keras"``."""
-    check_semantics(semantics)
     if isinstance(optimizer, OptimizerV2):
         optimizer._set_semantics(semantics)
-    elif semantics == "tfnet":
+    elif get_profile(semantics).tfnet_optimizer_updates:  # TF.NET's updates are the engine optimizers' own
         raise ValueError(
             "Argument `optimizer` must be one of tfnet_train.optimizers.SGD, Adam, AdamW, RMSprop (or a string) "
             f"under semantics='tfnet', got {type(optimizer).__module__}.{type(optimizer).__name__}"

@@ -58,7 +58,7 @@ class Adam(OptimizerV2, keras.optimizers.Adam):
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         # tfnet: TensorFlow.NET's ResourceApplyAdam kernel; keras: Keras's own step.
-        if self._semantics != "tfnet":
+        if not self._profile.tfnet_optimizer_updates:
             return super().update_step(gradient, variable, learning_rate)
         tfnet_adam_step(self, gradient, variable, learning_rate)
         return None

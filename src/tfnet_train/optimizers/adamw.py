@@ -49,7 +49,7 @@ class AdamW(OptimizerV2, keras.optimizers.AdamW):
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         # tfnet: TensorFlow.NET's decay with the constructor rate, then its Adam kernel; keras: Keras's step.
-        if self._semantics != "tfnet":
+        if not self._profile.tfnet_optimizer_updates:
             return super().update_step(gradient, variable, learning_rate)
         if self._tfnet_decays(variable):
             dtype = variable.dtype

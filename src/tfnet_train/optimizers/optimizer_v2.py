@@ -24,7 +24,7 @@ import tensorflow as tf
 
 from tfnet_train.engine import keras_internals
 from tfnet_train.engine.keras_internals import loss_scale_factor, preprocessed
-from tfnet_train.semantics import PROFILES, check_semantics
+from tfnet_train.semantics import KERAS_PROFILE, PROFILES, Profile, get_profile
 
 __all__ = ["OptimizerV2", "SEMANTICS", "handle", "hyper", "loss_scale_factor", "preprocessed", "read",
            "sum_across_replicas", "tf_variable"]
@@ -95,6 +95,7 @@ class OptimizerV2(keras_internals.OptimizerHooks):
 
     _SLOTS: ClassVar[dict[str, str]] = {}
     _semantics: str = "keras"
+    _profile: Profile = KERAS_PROFILE
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -125,11 +126,11 @@ class OptimizerV2(keras_internals.OptimizerHooks):
         TensorFlow.NET's optimizers cannot take. Configurations TensorFlow.NET throws on (amsgrad, centered)
         are accepted here and raise NotImplementedError at the first update, as there.
         """
-        check_semantics(profile)
+        flags = get_profile(profile)
         configured = keras_internals.configured_learning_rate(self)
-        if profile == "tfnet" and _is_schedule(configured):
+        if not flags.takes_learning_rate_schedules and _is_schedule(configured):
             raise ValueError(self._tfnet_schedule_message(configured))
-        self._semantics = profile
+        self._semantics, self._profile = flags.name, flags
 
     @staticmethod
     def _tfnet_schedule_message(schedule: Any) -> str:
@@ -150,7 +151,7 @@ class OptimizerV2(keras_internals.OptimizerHooks):
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
         # Differs from Keras only under tfnet: TensorFlow.NET's optimizers take no schedule.
-        if self._semantics == "tfnet" and _is_schedule(value):
+        if not self._profile.takes_learning_rate_schedules and _is_schedule(value):
             raise ValueError(self._tfnet_schedule_message(value))
         keras.optimizers.Optimizer.learning_rate.fset(self, value)
 
@@ -166,7 +167,7 @@ class OptimizerV2(keras_internals.OptimizerHooks):
     def clip_stage(self, grads: Sequence[Any]) -> list[Any]:
         """TF.NET's and Keras's ``_clip_gradients`` (which routes here): Keras's clipping (one of clipnorm,
         global_clipnorm, clipvalue); identity under tfnet, whose ``clip_gradients`` never reads ClipNorm/ClipValue."""
-        if self._semantics == "tfnet":
+        if not self._profile.clips_gradients:
             return list(grads)
         return self.keras_clip(grads)
 
@@ -189,11 +190,12 @@ class OptimizerV2(keras_internals.OptimizerHooks):
     def apply(self, grads: Sequence[Any], trainable_variables: Sequence[Any] | None = None) -> None:
         """Keras's ``apply``; under tfnet it first refuses what TensorFlow.NET cannot run (nothing changes)
         and applies no variable constraints, as TensorFlow.NET's ``apply_gradients``."""
-        if self._semantics != "tfnet":
+        if self._profile.tfnet_optimizer_updates:
+            reason = self._tfnet_unsupported()
+            if reason is not None:
+                raise NotImplementedError(reason)
+        if not self._profile.applies_gradients_as_given:
             return super().apply(grads, trainable_variables)
-        reason = self._tfnet_unsupported()
-        if reason is not None:
-            raise NotImplementedError(reason)
         variables = list(keras_internals.trainable_variables_of(self) if trainable_variables is None
                          else trainable_variables)
         missing = [_name_of(v) for g, v in zip(grads, variables, strict=False) if g is None]
@@ -208,7 +210,7 @@ class OptimizerV2(keras_internals.OptimizerHooks):
 
     def weight_decay_stage(self, variables: Sequence[Any]) -> None:
         # TensorFlow.NET's OptimizerV2 has no decoupled weight decay (its AdamW decays in update_step).
-        if self._semantics == "tfnet":
+        if self._profile.tfnet_optimizer_updates:
             return
         self.keras_weight_decay(variables)
 

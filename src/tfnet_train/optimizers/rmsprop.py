@@ -27,7 +27,7 @@ class RMSprop(OptimizerV2, keras.optimizers.RMSprop):
     def _slot_names(self) -> tuple[str, ...]:
         # tfnet has no momentum slot (TensorFlow.NET ignores momentum); Keras's variable exists but stays 0.
         names = super()._slot_names()
-        return tuple(n for n in names if n != "momentum") if self._semantics == "tfnet" else names
+        return tuple(n for n in names if n != "momentum") if self._profile.tfnet_optimizer_updates else names
 
     def _tfnet_unsupported(self) -> str | None:
         if self.centered:
@@ -39,7 +39,7 @@ class RMSprop(OptimizerV2, keras.optimizers.RMSprop):
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         # tfnet: TensorFlow.NET's formula (eps outside the root, no momentum); keras: Keras's own step.
-        if self._semantics != "tfnet":
+        if not self._profile.tfnet_optimizer_updates:
             return super().update_step(gradient, variable, learning_rate)
         dtype = variable.dtype
         lr = tf.cast(learning_rate, dtype)

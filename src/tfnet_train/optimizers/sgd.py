@@ -24,7 +24,7 @@ class SGD(OptimizerV2, keras.optimizers.SGD):
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         # tfnet: TensorFlow.NET's raw kernels, nesterov ignored; keras: Keras's own step.
-        if self._semantics != "tfnet":
+        if not self._profile.tfnet_optimizer_updates:
             return super().update_step(gradient, variable, learning_rate)
         dtype = variable.dtype
         lr = tf.cast(learning_rate, dtype)
