@@ -105,6 +105,54 @@ def test_a_later_fit_that_fails_before_its_first_step_puts_back_what_its_callbac
     assert_unchanged(m, before)
 
 
+class ZeroesAndRaisesAtBegin(keras.callbacks.Callback):
+    """Changes the weights and fails in on_train_begin, before the fit counts its steps."""
+
+    def on_train_begin(self, logs: object = None) -> None:
+        self.model.set_weights([np.zeros_like(w) for w in self.model.get_weights()])
+        raise RuntimeError("callback failed at the beginning")
+
+
+def test_a_later_fit_whose_on_train_begin_fails_puts_back_what_it_changed() -> None:
+    m = classifier()
+    m.fit(X, LABELS, batch_size=4, epochs=2, verbose=0)
+    before = state(m)
+    assert before[2] == 6  # 3 steps an epoch; counted over the whole fit, as in TF.NET
+    with pytest.raises(RuntimeError, match="at the beginning"):
+        m.fit(X, LABELS, batch_size=4, verbose=0, callbacks=[ZeroesAndRaisesAtBegin()])
+    assert_unchanged(m, before)
+
+
+def _failing_dataset(bad_batch: int, error: type[Exception]) -> tf.data.Dataset:
+    def batches():
+        for i in range(4):
+            if i == bad_batch:
+                raise error(f"batch {i} is unreadable")
+            yield X[3 * i:3 * i + 3], LABELS[3 * i:3 * i + 3]
+
+    spec = (tf.TensorSpec((None, 3), tf.float32), tf.TensorSpec((None,), tf.int64))
+    return tf.data.Dataset.from_generator(batches, output_signature=spec)
+
+
+def test_a_data_error_in_a_dataset_after_steps_changes_nothing() -> None:
+    m = classifier()
+    m.fit(X, LABELS, batch_size=4, verbose=0)
+    before = state(m)
+    with pytest.raises(Exception, match="batch 2 is unreadable"):
+        m.fit(_failing_dataset(2, ValueError), verbose=0)
+    assert_unchanged(m, before)
+
+
+def test_a_callback_error_after_steps_over_a_dataset_keeps_the_steps() -> None:
+    m = classifier()
+    m.fit(X, LABELS, batch_size=4, verbose=0)
+    before = state(m)
+    with pytest.raises(RuntimeError, match="callback failed"):
+        m.fit(_failing_dataset(9, ValueError), verbose=0, callbacks=[Raises("on_train_batch_begin", 2)])
+    assert state(m)[2] == 2  # two steps of this fit ran and stay, as in Keras's fit
+    assert not np.array_equal(state(m)[0][0], before[0][0])
+
+
 # ----- clear errors -------------------------------------------------------------------------------------------
 
 def test_a_ragged_list_as_x_is_named() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import weakref
 from collections.abc import Iterator, Sequence
@@ -12,7 +11,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfnet_train.bridge.host_stream import HostBatchError, HostStream, as_batch
+from tfnet_train.bridge.host_stream import HostStream, as_batch
 from tfnet_train.bridge.specs import _check_kwargs, _unknown
 from tfnet_train.engine.data.stream import BatchStream
 
@@ -121,29 +120,6 @@ def from_host_stream(stream: HostStream) -> tf.data.Dataset:
     return _with_source(dataset.prefetch(STREAM_READ_AHEAD), stream)
 
 
-@contextlib.contextmanager
-def unchanged_on_error(model: Any) -> Iterator[None]:
-    """Every weight, optimizer variable and the train counter back to their values when the body raises a data
-    error (TensorFlow's OpError, ValueError, TypeError, a failed C# batch source).
-
-    A dataset is read while it trains, so a bad batch (a C# batch of the wrong shape, a failing map) can stop a fit
-    after some steps; restoring keeps the bridge's rule that bad input changes nothing. Other exceptions (a callback
-    that throws, an interrupt) leave the steps done, as array fit does. A built model's optimizer is built first (as
-    `load_weights` does), so its variables are part of the snapshot.
-    """
-    optimizer = getattr(model, "optimizer", None)
-    if model.built and optimizer is not None and not getattr(optimizer, "built", True):
-        optimizer.build(model.trainable_variables)
-    snapshot = model._variables_snapshot()
-    counter = int(model._train_counter.numpy())
-    try:
-        yield
-    except (tf.errors.OpError, ValueError, TypeError, HostBatchError):
-        model._restore_variables(snapshot)
-        model._train_counter.assign(counter)
-        raise
-
-
 def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, initial_epoch: int = 0,
                 steps_per_epoch: int | None = None, validation_data: Any = None,
                 callbacks: Sequence[Any] | None = None) -> dict[str, Any]:
@@ -159,12 +135,11 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
         check_element(validation_data, (2, 3), "validation_data")
     source = _SOURCES.get(dataset) if steps_per_epoch is None else None
     stream = source if isinstance(source, HostStream) else None
-    try:
-        with unchanged_on_error(model):
-            x = dataset if source is None else BatchStream(source if stream is None else stream.read_ahead)
-            history = model.fit(x, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
-                                steps_per_epoch=steps_per_epoch, validation_data=validation_data,
-                                callbacks=None if callbacks is None else list(callbacks))
+    try:  # a data error leaves the model as it was (the engine's fit over data read while it trains)
+        x = dataset if source is None else BatchStream(source if stream is None else stream.read_ahead)
+        history = model.fit(x, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
+                            steps_per_epoch=steps_per_epoch, validation_data=validation_data,
+                            callbacks=None if callbacks is None else list(callbacks))
     finally:
         if stream is not None:
             stream.end_passes()

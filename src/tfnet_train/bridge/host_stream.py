@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from tfnet_train.engine.data.errors import BatchSourceError
 from tfnet_train.engine.data.stream import STREAM_BLOCK
 
 #: Element types of streamed batches, by the code the C# side writes (TfNetTrain.DType's order).
@@ -43,7 +44,7 @@ READ_AHEAD_BYTES = 256 << 20
 READ_AHEAD_REQUESTS = 8
 
 
-class HostBatchError(RuntimeError):
+class HostBatchError(BatchSourceError):
     """The C# side of a batch stream failed: its enumerator threw, or the producer stopped in the middle of a pass."""
 
 

@@ -14,6 +14,7 @@ from tfnet_train.callbacks import CallbackList
 from tfnet_train.callbacks.tensorboard import graph_writers, write_train_graph
 from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data import DataHandler, expand_1d, train_validation_split
+from tfnet_train.engine.data.errors import DATA_ERRORS
 
 
 def check_verbose(verbose: Any) -> int | str:
@@ -109,12 +110,17 @@ class FitMixin:
             callbacks = CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, verbose=verbose,
                                      epochs=epochs, steps=data_handler.num_batches, model=self)
         snapshot, counter = self._variables_snapshot(), int(self._train_counter.numpy())
+        self._engine.fit_counting = False  # True once _fit_internal has reset _train_counter to count this fit
         try:
             return self._fit_internal(data_handler, initial_epoch, epochs, callbacks, validation, validation_freq)
-        except Exception:
-            # A fit that fails before its first step changes nothing (weights, optimizer variables, _train_counter);
-            # one interrupted after steps keeps them, as Keras's fit does (BackupAndRestore resumes from there).
-            if int(self._train_counter.numpy()) == 0:
+        except Exception as exc:
+            # A fit that fails before its first step changes nothing (weights, optimizer variables, _train_counter),
+            # nor does one that a data error stops in data read while it trains (a dataset, a stream: bad input
+            # changes nothing); one interrupted otherwise keeps its steps, as Keras's fit does (BackupAndRestore
+            # resumes from there).
+            stepped = self._engine.fit_counting and int(self._train_counter.numpy()) > 0
+            if not stepped or (
+                    data_handler.reads_while_training and isinstance(exc, DATA_ERRORS)):
                 self._restore_variables(snapshot)
                 self._train_counter.assign(counter)
             raise
@@ -153,6 +159,7 @@ class FitMixin:
         self.make_train_function()
         callbacks.on_train_begin()
         self._engine.train_counter.assign(0)  # TF.NET: once per fit (here after on_train_begin could fail)
+        self._engine.fit_counting = True
         batch_hooks = callbacks.needs_batch_hooks("train")
         graphs = graph_writers(callbacks)
         if not batch_hooks and not skip_needed(self):

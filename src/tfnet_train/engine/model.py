@@ -45,6 +45,7 @@ class EngineState:
             self.train_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="train_counter",
                                              aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
         self.profile = KERAS_PROFILE
+        self.fit_counting = False  # a fit's _train_counter counts its steps (fit reset it)
         self._trace_record = threading.local()  # per replica thread under a MirroredStrategy
         self.reset_functions()
 

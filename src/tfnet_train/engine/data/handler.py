@@ -77,6 +77,7 @@ class DataHandler:
             _check_stream(y, sample_weight, class_weight, steps_per_epoch, strategy)
         tensor_like = not stream and is_tensor_like((x, y, sample_weight))
         self.fast = (stream or tensor_like) and strategy.num_replicas_in_sync == 1
+        self.reads_while_training = not tensor_like  # a stream or dataset: its batches are read as the fit runs
         fit_level = None
         if class_weight is not None:
             check_class_weight(class_weight, contiguous=profile.tfnet_class_weights)
