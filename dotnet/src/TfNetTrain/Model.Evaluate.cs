@@ -39,5 +39,20 @@ namespace TfNetTrain
                 }
             });
         }
+
+        /// <summary>Loss and metrics over a dataset of (x, y) or (x, y, sample_weight) batches, without training.</summary>
+        public IDictionary<string, float> Evaluate(TensorFlowNet.IDatasetV2 dataset, int? steps = null)
+        {
+            if (dataset == null) throw new ArgumentNullException(nameof(dataset));
+            return Call<IDictionary<string, float>>(f =>
+            {
+                using (var evaluate = f["datasets"].GetAttr("evaluate_dataset"))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "steps", steps } }))
+                using (var logs = evaluate.Invoke(new[] { _handle, dataset.PythonObject }, kwargs))
+                {
+                    return PyConvert.ToFloatDictionary(logs);
+                }
+            });
+        }
     }
 }

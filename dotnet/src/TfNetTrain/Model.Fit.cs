@@ -88,5 +88,32 @@ namespace TfNetTrain
                 }
             });
         }
+
+        /// <summary>
+        /// Trains on a dataset of (x, y) or (x, y, sample_weight) batches, batched already (TensorFlow.NET's
+        /// <c>fit(IDatasetV2)</c>). <paramref name="callbacks"/> receive the same hooks with the same logs as on the
+        /// array path. A data error (a batch of the wrong shape, a failing map, a failing C# batch source) leaves the
+        /// weights, the optimizer and the train counter as they were, wherever it happens.
+        /// </summary>
+        public History Fit(TensorFlowNet.IDatasetV2 dataset, int epochs = 1, int verbose = 1, IList<ICallback> callbacks = null,
+                           TensorFlowNet.IDatasetV2 validationData = null, int initialEpoch = 0, int? stepsPerEpoch = null)
+        {
+            if (dataset == null) throw new ArgumentNullException(nameof(dataset));
+            var fitCallbacks = new FitCallbacks(callbacks, this);
+            return Call(f =>
+            {
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object>
+                {
+                    { "epochs", epochs }, { "verbose", verbose }, { "initial_epoch", initialEpoch }, { "steps_per_epoch", stepsPerEpoch },
+                }))
+                using (var hostCallbacks = fitCallbacks.ToPython(f))
+                using (var fit = f["datasets"].GetAttr("fit_dataset"))
+                {
+                    kwargs["callbacks"] = hostCallbacks;
+                    if (validationData != null) kwargs["validation_data"] = validationData.PythonObject;
+                    using (var result = fit.Invoke(new[] { _handle, dataset.PythonObject }, kwargs)) return History.FromRecord(result);
+                }
+            });
+        }
     }
 }

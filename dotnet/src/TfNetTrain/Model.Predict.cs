@@ -64,6 +64,45 @@ namespace TfNetTrain
             });
         }
 
+        /// <summary>Every model output for every element of a dataset (x, (x, y) or (x, y, sample_weight) batches), one array per output.</summary>
+        public IList<NDArray> PredictOutputs(TensorFlowNet.IDatasetV2 dataset, int? steps = null)
+        {
+            return PredictInPython(dataset, steps, PyConvert.ToArrayList);
+        }
+
+        /// <summary>
+        /// The outputs for arrays as Python tensors, given to <paramref name="read"/> on the runtime's thread: they
+        /// stay in Python until read (the TensorFlow.NET face's <c>Tensors</c>), with no copy into C# and back.
+        /// </summary>
+        internal T PredictInPython<T>(IList<NDArray> x, int? batchSize, Func<PyObject, T> read)
+        {
+            ModelInputs inputs = x.Count == 1 ? ModelInputs.One(x[0], nameof(x)) : ModelInputs.Many(x, nameof(x));
+            return Call(f =>
+            {
+                using (var px = inputs.ToPython(view: false))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "batch_size", batchSize } }))
+                using (var outputs = f["predict_tensors"].Invoke(new[] { _handle, px }, kwargs))
+                {
+                    return read(outputs);
+                }
+            });
+        }
+
+        /// <summary>The outputs for a dataset as Python tensors, given to <paramref name="read"/> on the runtime's thread.</summary>
+        internal T PredictInPython<T>(TensorFlowNet.IDatasetV2 dataset, int? steps, Func<PyObject, T> read)
+        {
+            if (dataset == null) throw new ArgumentNullException(nameof(dataset));
+            return Call(f =>
+            {
+                using (var predict = f["datasets"].GetAttr("predict_dataset"))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "steps", steps } }))
+                using (var outputs = predict.Invoke(new[] { _handle, dataset.PythonObject }, kwargs))
+                {
+                    return read(outputs);
+                }
+            });
+        }
+
         private PyObject InvokePredict(BridgeFacade f, ModelInputs x, int? batchSize, int? steps)
         {
             using (var px = x.ToPython(view: false))

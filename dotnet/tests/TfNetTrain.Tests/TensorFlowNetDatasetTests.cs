@@ -101,6 +101,43 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void TheEngineModelTrainsOnDatasetsAsTheFaceDoes()
+        {
+            NDArray x = Data.Uniform(5, 18, 4), y = Data.Labels(6, 18, 3);
+            List<NDArray> w0;
+            using (var reference = Compiled(null)) w0 = reference.get_weights();
+            History face, engine;
+            List<NDArray> wFace;
+            Dictionary<string, float> eFace;
+            IDictionary<string, float> eEngine;
+            NDArray pFace;
+            IList<NDArray> pEngine;
+            using (var model = Compiled(w0))
+            {
+                var dataset = tf.data.Dataset.from_tensor_slices(x, y).batch(5);
+                face = model.fit(dataset, epochs: 2, verbose: 0);
+                wFace = model.get_weights();
+                eFace = model.evaluate(dataset, verbose: 0);
+                pFace = model.predict(dataset).numpy();
+            }
+            using (var model = Compiled(w0))
+            {
+                TfNetTrain.Model core = model.EngineModel;
+                var dataset = tf.data.Dataset.from_tensor_slices(x, y).batch(5);
+                engine = core.Fit(dataset, epochs: 2, verbose: 0);
+                eEngine = core.Evaluate(dataset);
+                pEngine = core.PredictOutputs(dataset);
+                IList<NDArray> w = core.GetWeights();
+                for (int i = 0; i < w.Count; i++) Assert.IsTrue(wFace[i].BitwiseEquals(w[i]), $"weight {i}");
+            }
+            Assert.AreEqual(face["loss"], engine["loss"], "loss per epoch");
+            Assert.AreEqual(eFace["loss"], eEngine["loss"], "evaluate loss");
+            Assert.AreEqual(1, pEngine.Count);
+            Assert.IsTrue(pFace.BitwiseEquals(pEngine[0]), "predict");
+            Assert.Throws<System.ArgumentNullException>(() => Compiled(null).EngineModel.Fit((IDatasetV2)null));
+        }
+
+        [Test]
         public void ShuffledSlicesMatchPythonDataset()
         {
             NDArray x = Data.Uniform(3, 16, 4), y = Data.Labels(4, 16, 3);

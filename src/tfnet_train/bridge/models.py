@@ -8,6 +8,7 @@ from typing import Any
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from tfnet_train.bridge.arrays import exchange_array, exchange_dtype, exchange_list
 from tfnet_train.bridge.specs import build_layer, build_layers, build_loss, build_optimizer
@@ -150,6 +151,12 @@ def predict(model: Any, x: Any, batch_size: int | None = None, steps: int | None
     """`model.predict`, silent; always a list of exchange arrays (one per model output)."""
     out = _check_model(model).predict(x, batch_size=batch_size, verbose=0, steps=steps)
     return exchange_list(out if isinstance(out, list | tuple) else [out])
+
+
+def predict_tensors(model: Any, x: Any, batch_size: int | None = None) -> list[tf.Tensor]:
+    """`model.predict`, silent, as eager tensors (one per model output) that stay in Python until read."""
+    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0)
+    return [tf.convert_to_tensor(o) for o in (out if isinstance(out, list | tuple) else [out])]
 
 
 def get_weights(model: Any) -> list[np.ndarray]:

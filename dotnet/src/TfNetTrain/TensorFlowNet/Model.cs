@@ -335,28 +335,8 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (batch_size != -1)
                 throw new TfNetTrainArgumentException(nameof(batch_size), $"a dataset is batched already (dataset.batch(n)): leave batch_size at -1; got {batch_size}");
-            CheckDataset(dataset, nameof(dataset), 2, 3);
-            if (validation_data != null) CheckDataset(validation_data, nameof(validation_data), 2, 3);
-            TfNetTrain.Model model = EngineModel;
-            var hooks = new FitCallbacks(callbacks, model);
-            return model.Runtime.Run(() =>
-            {
-                var f = model.Runtime.Facade;
-                using (var pyCallbacks = hooks.ToPython(f))
-                {
-                    var kwargs = new Dictionary<string, object>
-                    {
-                        { "epochs", epochs }, { "verbose", verbose }, { "initial_epoch", initial_epoch },
-                        { "steps_per_epoch", steps_per_epoch > 0 ? (object)steps_per_epoch : null },
-                        { "validation_data", validation_data == null ? null : new PyObjectBox(validation_data.PythonObject) },
-                        { "callbacks", new PyObjectBox(pyCallbacks) },
-                    };
-                    using (var result = Face.Invoke(f, "datasets", "fit_dataset", new object[] { new PyObjectBox(model.PythonObject), new PyObjectBox(dataset.PythonObject) }, kwargs))
-                    {
-                        return TfNetTrain.History.FromRecord(result);
-                    }
-                }
-            });
+            return EngineModel.Fit(dataset, epochs, verbose, callbacks, validation_data, initial_epoch,
+                                   steps_per_epoch > 0 ? (int?)steps_per_epoch : null);
         }
 
         /// <summary>Loss and metrics over arrays, without training.</summary>
@@ -386,32 +366,20 @@ namespace TfNetTrain.TensorFlowNet
         public Tensors predict(Tensors x, int batch_size = -1, int verbose = 0)
         {
             if (x == null) throw new ArgumentNullException(nameof(x));
-            NDArray[] arrays = x.Select(t => t.numpy()).ToArray();
-            IList<NDArray> outputs = arrays.Length == 1
-                ? EngineModel.PredictOutputs(arrays[0], batch_size > 0 ? (int?)batch_size : null)
-                : EngineModel.PredictOutputs(arrays, batch_size > 0 ? (int?)batch_size : null);
-            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
+            return PredictInPython(x.Select(t => t.numpy()).ToArray(), batch_size);
         }
 
         /// <summary>The outputs of a model of several inputs, one array per input.</summary>
         public Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0)
         {
             if (x == null) throw new ArgumentNullException(nameof(x));
-            IList<NDArray> outputs = EngineModel.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
-            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
+            return PredictInPython(x, batch_size);
         }
 
         /// <summary>Loss and metrics over a dataset of (x, y) batches.</summary>
         public Dictionary<string, float> evaluate(IDatasetV2 dataset, int verbose = 1)
         {
-            CheckDataset(dataset, nameof(dataset), 2, 3);
-            return EngineModel.Runtime.Run(() =>
-            {
-                using (var logs = EngineModel.Runtime.Facade["evaluate"].Invoke(EngineModel.PythonObject, dataset.PythonObject))
-                {
-                    return PyConvert.ToFloatDictionary(logs);
-                }
-            });
+            return new Dictionary<string, float>(EngineModel.Evaluate(dataset));
         }
 
         /// <summary>
@@ -420,24 +388,21 @@ namespace TfNetTrain.TensorFlowNet
         /// </summary>
         public Tensors predict(NDArray x, int batch_size = -1, int verbose = 0)
         {
-            IList<NDArray> outputs = EngineModel.PredictOutputs(x, batch_size > 0 ? (int?)batch_size : null);
-            return new Tensors(outputs.Select(o => Binding.tf.constant(o)).ToArray());
+            return PredictInPython(new[] { x }, batch_size);
         }
 
         /// <summary>The model's outputs for every element of a dataset (x, (x, y) or (x, y, sample_weight) batches), one tensor per output.</summary>
         public Tensors predict(IDatasetV2 dataset, int verbose = 0, int steps = -1)
         {
-            CheckDataset(dataset, nameof(dataset), 1, 2, 3);
             TfNetTrain.Model model = EngineModel;
-            return model.Runtime.Run(() =>
-            {
-                using (var outputs = Face.Invoke(model.Runtime.Facade, "datasets", "predict_dataset",
-                           new object[] { new PyObjectBox(model.PythonObject), new PyObjectBox(dataset.PythonObject) },
-                           new Dictionary<string, object> { { "steps", steps > 0 ? (object)steps : null } }))
-                {
-                    return new Tensors(Tensor.WrapList(model.Runtime, outputs));
-                }
-            });
+            return model.PredictInPython(dataset, steps > 0 ? (int?)steps : null, o => new Tensors(Tensor.WrapList(model.Runtime, o)));
+        }
+
+        /// <summary>The outputs for arrays, kept in Python as the face's tensors (no copy into C# and back).</summary>
+        private Tensors PredictInPython(NDArray[] x, int batch_size)
+        {
+            TfNetTrain.Model model = EngineModel;
+            return model.PredictInPython(x, batch_size > 0 ? (int?)batch_size : null, o => new Tensors(Tensor.WrapList(model.Runtime, o)));
         }
 
         /// <summary>Prints the Keras summary (also returned).</summary>
@@ -524,23 +489,6 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>Releases the Python model.</summary>
         public void Dispose() => _model?.Dispose();
-
-        private static void CheckDataset(IDatasetV2 dataset, string paramName, params int[] arity)
-        {
-            if (dataset == null) throw new ArgumentNullException(paramName);
-            PythonRuntime runtime = Face.Runtime;
-            runtime.Run(() =>
-            {
-                using (var a = Face.ToPython(arity.ToList()))
-                using (var t = new PyTuple(PyConvert.Iterate(a).ToArray()))
-                using (var name = new PyString(paramName))
-                using (var fn = runtime.Facade["datasets"].GetAttr("check_element"))
-                using (fn.Invoke(dataset.PythonObject, t, name))
-                {
-                    return 0;
-                }
-            });
-        }
     }
 
     /// <summary>A model of layers called on symbolic inputs (keras.Model(inputs, outputs)), or a Sequential.</summary>
