@@ -11,17 +11,9 @@ namespace TfNetTrain
     /// </summary>
     internal static class TraceKeys
     {
-        internal const string Inputs = "inputs";
-        internal const string YPred = "y_pred";
-        internal const string Loss = "loss";
-        internal const string Gradients = "gradients";
-        internal const string AggregatedGradients = "aggregated_gradients";
-        internal const string ClippedGradients = "clipped_gradients";
-        internal const string Weights = "weights";
-        internal const string OptimizerState = "optimizer_state";
-        internal const string Metrics = "metrics";
-        internal const string Iterations = "iterations";
-        internal const string LearningRate = "learning_rate";
+        internal const string Inputs = "inputs", YPred = "y_pred", Loss = "loss", Weights = "weights", Metrics = "metrics";
+        internal const string Gradients = "gradients", AggregatedGradients = "aggregated_gradients", ClippedGradients = "clipped_gradients";
+        internal const string OptimizerState = "optimizer_state", Iterations = "iterations", LearningRate = "learning_rate";
 
         /// <summary>The stages in the order a step computes them (tfnet_train.engine.trace.STAGES).</summary>
         internal static readonly string[] Stages =

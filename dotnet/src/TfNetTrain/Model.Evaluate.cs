@@ -1,11 +1,9 @@
+// Model.Evaluate.cs: loss and metrics without training (TensorFlow.NET's Model.Evaluate.cs).
 using System;
 using System.Collections.Generic;
-using System.Linq;
-using Python.Runtime;
 
 namespace TfNetTrain
 {
-    /// <summary>Loss and metrics without training (TensorFlow.NET's Model.Evaluate.cs).</summary>
     public sealed partial class Model
     {
         /// <summary>Loss and metrics over the data (running means over batches), without training.</summary>

@@ -1,11 +1,10 @@
+// Model.Fit.cs: training over many steps (TensorFlow.NET's Model.Fit.cs): arrays and datasets.
 using System;
 using System.Collections.Generic;
-using System.Linq;
 using Python.Runtime;
 
 namespace TfNetTrain
 {
-    /// <summary>Training over many steps (TensorFlow.NET's Model.Fit.cs): arrays and datasets.</summary>
     public sealed partial class Model
     {
         /// <summary>

@@ -1,11 +1,10 @@
+// Model.Predict.cs: outputs (TensorFlow.NET's Model.Predict.cs).
 using System;
 using System.Collections.Generic;
-using System.Linq;
 using Python.Runtime;
 
 namespace TfNetTrain
 {
-    /// <summary>Outputs (TensorFlow.NET's Model.Predict.cs).</summary>
     public sealed partial class Model
     {
         /// <summary>The model's output for every sample (training=False). For several outputs use <see cref="PredictOutputs"/>.</summary>

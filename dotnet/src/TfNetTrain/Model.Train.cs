@@ -1,11 +1,9 @@
-using System;
+// Model.Train.cs: one step at a time (TensorFlow.NET's Model.Train.cs): train_on_batch and the traced step.
 using System.Collections.Generic;
-using System.Linq;
 using Python.Runtime;
 
 namespace TfNetTrain
 {
-    /// <summary>One step at a time (TensorFlow.NET's Model.Train.cs): train_on_batch and the traced step.</summary>
     public sealed partial class Model
     {
         /// <summary>

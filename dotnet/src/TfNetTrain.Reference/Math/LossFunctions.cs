@@ -17,6 +17,21 @@ namespace TfNetTrain.Reference
 
         private delegate Tensor Backprop(double[] upstream);
 
+        /// <summary>The backprop of a loss averaged over the last axis: element(r, c, upstream[r] / cols) at each position.</summary>
+        private static Backprop PerElement(int rows, int cols, Numerics n, Func<int, int, double, double> element)
+        {
+            return upstream =>
+            {
+                var grad = Tensor.Zeros(rows, cols);
+                for (int r = 0; r < rows; r++)
+                {
+                    double g = n.Round(upstream[r] / cols);
+                    for (int c = 0; c < cols; c++) grad[r, c] = element(r, c, g);
+                }
+                return grad;
+            };
+        }
+
         /// <summary>The loss of one batch and its gradient.</summary>
         /// <param name="loss">The loss spec.</param>
         /// <param name="semantics">The profile.</param>
@@ -144,16 +159,7 @@ namespace TfNetTrain.Reference
                 perSample[r] = n.Round(n.Round(sum) / cols);
             }
             values = perSample;
-            backprop = upstream =>
-            {
-                var grad = Tensor.Zeros(rows, cols);
-                for (int r = 0; r < rows; r++)
-                {
-                    double g = n.Round(upstream[r] / cols);
-                    for (int c = 0; c < cols; c++) grad[r, c] = -n.Round(g * slope(diff[r * cols + c]));
-                }
-                return grad;
-            };
+            backprop = PerElement(rows, cols, n, (r, c, g) => -n.Round(g * slope(diff[r * cols + c])));
         }
 
         /// <summary>max(z, 0) - z * y + log1p(exp(-|z|)), averaged over the last axis; gradient as TensorFlow differentiates it.</summary>
@@ -174,23 +180,14 @@ namespace TfNetTrain.Reference
                 }
                 values[r] = n.Round(n.Round(sum) / cols);
             }
-            backprop = upstream =>
+            backprop = PerElement(rows, cols, n, (r, c, g) =>
             {
-                var grad = Tensor.Zeros(rows, cols);
-                for (int r = 0; r < rows; r++)
-                {
-                    double g = n.Round(upstream[r] / cols);
-                    for (int c = 0; c < cols; c++)
-                    {
-                        double x = z[r, c], t = Target(y, r, c);
-                        double e = n.Round(Math.Exp(x >= 0 ? -x : x));
-                        double throughExp = n.Round(n.Round(g * n.Round(1.0 / n.Round(1.0 + e))) * e);
-                        double total = (x >= 0 ? g : 0.0) - n.Round(g * t) + (x >= 0 ? -throughExp : throughExp);
-                        grad[r, c] = n.Round(total);
-                    }
-                }
-                return grad;
-            };
+                double x = z[r, c], t = Target(y, r, c);
+                double e = n.Round(Math.Exp(x >= 0 ? -x : x));
+                double throughExp = n.Round(n.Round(g * n.Round(1.0 / n.Round(1.0 + e))) * e);
+                double total = (x >= 0 ? g : 0.0) - n.Round(g * t) + (x >= 0 ? -throughExp : throughExp);
+                return n.Round(total);
+            });
         }
 
         /// <summary>
@@ -218,26 +215,17 @@ namespace TfNetTrain.Reference
                 }
                 values[r] = n.Round(n.Round(sum) / cols);
             }
-            backprop = upstream =>
+            backprop = PerElement(rows, cols, n, (r, c, g) =>
             {
-                var grad = Tensor.Zeros(rows, cols);
-                for (int r = 0; r < rows; r++)
-                {
-                    double g = n.Round(upstream[r] / cols);
-                    for (int c = 0; c < cols; c++)
-                    {
-                        double t = Target(y, r, c), prob = p[r, c];
-                        if (prob < lo || prob > hi) continue;
-                        double pc = prob;
-                        double dLogP = n.Round(-g * t);
-                        double dLogQ = n.Round(-g * n.Round(1.0 - t));
-                        double viaP = n.Round(dLogP * n.Round(1.0 / Shift(pc, inner, n)));
-                        double viaQ = n.Round(dLogQ * n.Round(1.0 / Shift(n.Round(1.0 - pc), inner, n)));
-                        grad[r, c] = n.Round(viaP - viaQ);
-                    }
-                }
-                return grad;
-            };
+                double t = Target(y, r, c), prob = p[r, c];
+                if (prob < lo || prob > hi) return 0.0;
+                double pc = prob;
+                double dLogP = n.Round(-g * t);
+                double dLogQ = n.Round(-g * n.Round(1.0 - t));
+                double viaP = n.Round(dLogP * n.Round(1.0 / Shift(pc, inner, n)));
+                double viaQ = n.Round(dLogQ * n.Round(1.0 / Shift(n.Round(1.0 - pc), inner, n)));
+                return n.Round(viaP - viaQ);
+            });
         }
 
         private static double Shift(double x, double inner, Numerics n)
