@@ -9,6 +9,15 @@ namespace TfNetTrain
     /// <summary>Conversions between plain C# values and Python objects (GIL required).</summary>
     internal static class PyConvert
     {
+        /// <summary>An argument value that is Python's None where leaving the argument out would give its default (a
+        /// spec leaves null values out): TF.NET's <c>Normalization(axis: null)</c>.</summary>
+        internal static readonly object None = new NoneMarker();
+
+        private sealed class NoneMarker
+        {
+            public override string ToString() => "None";
+        }
+
         /// <summary>
         /// A Python object for a plain C# value: null → None, bool, integers, floats (a float becomes the shortest
         /// decimal that round-trips, so 0.9f means Python's 0.9), strings, int/long/float/double arrays → tuples,
@@ -16,7 +25,7 @@ namespace TfNetTrain
         /// </summary>
         public static PyObject ToPython(object value)
         {
-            if (value == null) return PyObject.None;
+            if (value == null || value is NoneMarker) return PyObject.None;
             var py = value as PyObject;
             if (py != null) return py.NewReference();
             if (value is bool) return ((bool)value).ToPython();

@@ -18,7 +18,7 @@ namespace TfNetTrain.Tests
             var hidden = keras.layers.Dense(8, activation: "relu").Apply(input);
             var classes = keras.layers.Dense(3, name: "classes").Apply(hidden);
             var score = keras.layers.Dense(1, name: "score").Apply(hidden);
-            return keras.Model(new[] { input }, new[] { classes, score });
+            return keras.Model(new[] { input }, new Tensor[] { classes, score });
         }
 
         [Test]

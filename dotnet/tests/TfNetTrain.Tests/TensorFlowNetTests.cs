@@ -218,7 +218,7 @@ namespace TfNetTrain.Tests
             var input = keras.Input(new[] { 3 }, batch_size: 6);
             Assert.AreEqual(new Shape(6, 3), input.shape);
             var dense = keras.layers.Dense(2);
-            var output = keras.layers.Add().Apply(new[] { dense.Apply(input), dense.Apply(input) });
+            var output = keras.layers.Add().Apply(new Tensor[] { dense.Apply(input), dense.Apply(input) });
             using (var functional = keras.Model(input, output))
             {
                 Assert.AreEqual(2, functional.TrainableVariables.Count, "the same Dense object applied twice shares its weights");
@@ -235,6 +235,38 @@ namespace TfNetTrain.Tests
             Assert.That(normalised.ToArray<float>(), Is.EqualTo(new[] { 0f, 0f }).Within(1e-5f));
             inner.Dispose();
             outer.Dispose();
+        }
+
+        [Test]
+        public void LayerCallsReturnTensorsAndTakeTensorFlowNetsArguments()
+        {
+            // Apply returns one tensor per output (TF.NET's Tensors): [0] is the first output, not its first row
+            var dense = keras.layers.EinsumDense("...b,bc->...c", 4, "c", kernel_initializer: tf.constant_initializer(0.5),
+                                                 bias_initializer: tf.constant_initializer(0.03));
+            NDArray out0 = dense.Apply(np.array(new[,] { { 1f, 2f }, { 3f, 4f } }))[0].numpy();
+            CollectionAssert.AreEqual(new[] { 2, 4 }, out0.shape.as_int_list());
+            Assert.AreEqual(1.5f + 0.03f, out0.ToArray<float>()[0], 1e-6f);
+            Assert.AreEqual(3.5f + 0.03f, out0.ToArray<float>()[7], 1e-6f);
+
+            // count weights given to the constructor weigh every call (TF.NET), as Keras 3's per-call argument
+            var weights = np.array(new[,] { { 0.1f, 0.2f }, { 0.1f, 0.1f }, { 0.2f, 0.3f }, { 0.4f, 0.2f } });
+            var counts = keras.layers.CategoryEncoding(4, output_mode: "count", count_weights: weights);
+            float[] got = counts.Apply(np.array(new[,] { { 0, 1 }, { 0, 0 }, { 1, 2 }, { 3, 1 } })).numpy().ToArray<float>();
+            float[] expected = { 0.1f, 0.2f, 0f, 0f, 0.2f, 0f, 0f, 0f, 0f, 0.2f, 0.3f, 0f, 0f, 0.2f, 0f, 0.4f };
+            for (int k = 0; k < expected.Length; k++) Assert.AreEqual(expected[k], got[k], 1e-6f, $"count {k}");
+
+            // axis: null is Keras's axis=None (one mean and variance over everything), not the default -1
+            var norm = keras.layers.Normalization(axis: null);
+            norm.adapt(np.array(new[] { 1f, 2f, 3f, 4f, 5f }));
+            float[] normalized = norm.Apply(np.array(new[] { 1f, 2f, 3f })).numpy().ToArray<float>();
+            double sd = Math.Sqrt(2.0); // mean 3, variance 2
+            for (int k = 0; k < 3; k++) Assert.AreEqual((k + 1 - 3) / sd, normalized[k], 1e-6, $"normalized {k}");
+
+            // two layer results as a pair, as TF.NET programs pass them to a merge layer
+            var input = keras.Input(3);
+            Tensors a = keras.layers.Dense(2).Apply(input), b = keras.layers.Dense(2).Apply(input);
+            Tensor merged = keras.layers.Add().Apply((a, b));
+            CollectionAssert.AreEqual(new long[] { -1, 2 }, merged.shape.dims);
         }
     }
 }

@@ -8,6 +8,8 @@ from typing import Any
 
 import keras
 
+from tfnet_train.bridge.face_layers import FACE_LAYERS
+
 _INPUT_NAMES = ("Input", "InputLayer")
 
 
@@ -38,7 +40,7 @@ def build_layer(class_name: str, kwargs: dict[str, Any] | None = None) -> Any:
     kwargs = _check_kwargs("layer", kwargs)
     if class_name in _INPUT_NAMES:
         return keras.Input(**kwargs)
-    layers = _classes(keras.layers, keras.layers.Layer)
+    layers = {**_classes(keras.layers, keras.layers.Layer), **FACE_LAYERS}
     if class_name not in layers:
         raise _unknown("layer", class_name, sorted(layers) + list(_INPUT_NAMES))
     return layers[class_name](**kwargs)

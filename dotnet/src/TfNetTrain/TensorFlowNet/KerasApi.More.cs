@@ -42,8 +42,8 @@ namespace TfNetTrain.TensorFlowNet
         {
             if (num_tokens < 1) throw new TfNetTrainArgumentException(nameof(num_tokens), $"keras.layers.CategoryEncoding: must be >= 1; got {num_tokens}");
             if (sparse) throw new TfNetTrainArgumentException(nameof(sparse), "keras.layers.CategoryEncoding: sparse outputs are not taken; leave it false");
-            if (count_weights != null)
-                throw new TfNetTrainArgumentException(nameof(count_weights), "keras.layers.CategoryEncoding: Keras 3 takes count weights per call, not in the constructor; leave it null");
+            if (count_weights != null) // TF.NET weighs every call with them; Keras 3 takes them per call
+                return L("CountWeightedCategoryEncoding", null, "num_tokens", num_tokens, "output_mode", output_mode, "count_weights", count_weights);
             return L("CategoryEncoding", null, "num_tokens", num_tokens, "output_mode", output_mode);
         }
 

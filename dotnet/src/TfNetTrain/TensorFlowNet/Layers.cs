@@ -11,8 +11,9 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>The layer name (null until Keras names it, for layers not yet built).</summary>
         string Name { get; }
 
-        /// <summary>Calls the layer on <paramref name="inputs"/> (symbolic or eager); the same layer object every call.</summary>
-        Tensor Apply(Tensor inputs, bool? training = null);
+        /// <summary>Calls the layer on <paramref name="inputs"/> (symbolic or eager); the same layer object every call.
+        /// One tensor per layer output, as TensorFlow.NET's Tensors (a single one converts to Tensor).</summary>
+        Tensors Apply(Tensor inputs, bool? training = null);
 
         /// <summary>Calls the layer on one tensor or several (TF.NET's signature).</summary>
         Tensors Apply(Tensors inputs, Tensors states = null, bool? training = null, IOptionalArgs optional_args = null);
@@ -246,7 +247,7 @@ namespace TfNetTrain.TensorFlowNet
             });
         }
 
-        public virtual Tensor Apply(Tensor inputs, bool? training = null) => Apply(new[] { inputs }, training);
+        public virtual Tensors Apply(Tensor inputs, bool? training = null) => Apply(new[] { inputs }, training);
 
         /// <summary>Calls the layer on one tensor or several (TF.NET's signature; states and optional_args are not taken).</summary>
         public virtual Tensors Apply(Tensors inputs, Tensors states = null, bool? training = null, IOptionalArgs optional_args = null)
@@ -387,7 +388,7 @@ namespace TfNetTrain.TensorFlowNet
                  "return_sequences", return_sequences, "return_state", return_state, "reset_after", reset_after, "name", name);
 
         public Layer Normalization(Shape input_shape = null, int? axis = -1, float? mean = null, float? variance = null, bool invert = false, string name = null)
-            => L("Normalization", input_shape, "axis", axis, "mean", mean, "variance", variance, "invert", invert, "name", name);
+            => L("Normalization", input_shape, "axis", axis.HasValue ? (object)axis.Value : PyConvert.None, "mean", mean, "variance", variance, "invert", invert, "name", name);
 
         public Layer Rescaling(float scale, float offset = 0f, Shape input_shape = null, string name = null)
             => L("Rescaling", input_shape, "scale", scale, "offset", offset, "name", name);

@@ -414,7 +414,7 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>The model called eagerly on <paramref name="inputs"/> (recorded by an open GradientTape).</summary>
-        public override Tensor Apply(Tensor inputs, bool? training = null)
+        public override Tensors Apply(Tensor inputs, bool? training = null)
         {
             if (inputs == null) throw new ArgumentNullException(nameof(inputs));
             TfNetTrain.Model model = EngineModel;

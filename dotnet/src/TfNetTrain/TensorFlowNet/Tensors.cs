@@ -82,6 +82,15 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Two tensors (TF.NET's <c>layer.Apply((a, b))</c>, <c>keras.Model((in1, in2), out)</c>).</summary>
         public static implicit operator Tensors((Tensor, Tensor) pair) => new Tensors(pair.Item1, pair.Item2);
 
+        /// <summary>Two layer results (each a single tensor, as <c>Apply</c> returns them): <c>layer.Apply((a, b))</c>.</summary>
+        public static implicit operator Tensors((Tensors, Tensors) pair) => new Tensors(pair.Item1?.Single, pair.Item2?.Single);
+
+        /// <summary>A layer result and a tensor.</summary>
+        public static implicit operator Tensors((Tensors, Tensor) pair) => new Tensors(pair.Item1?.Single, pair.Item2);
+
+        /// <summary>A tensor and a layer result.</summary>
+        public static implicit operator Tensors((Tensor, Tensors) pair) => new Tensors(pair.Item1, pair.Item2?.Single);
+
         /// <summary>Three tensors.</summary>
         public static implicit operator Tensors((Tensor, Tensor, Tensor) triple) => new Tensors(triple.Item1, triple.Item2, triple.Item3);
 
