@@ -14,6 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import keras
+import tensorflow as tf
 
 # ----- classes and helpers without a public name (one reason each) ---------------------------------------------
 # TensorFlowTrainer: the engine's Trainer extends it (keras.Model is it plus Layer; a Trainer mixed into a layer
@@ -71,6 +72,8 @@ __all__ = [
     "unscale_loss_for_distribution", "variable_index",
 ]
 
+Gradient = tf.Tensor | None  # one per trainable variable (None: the variable has no gradient)
+
 
 def array_adapter_state(adapter: Any) -> SimpleNamespace:
     """What Keras's ArrayDataAdapter.__init__ checked and kept (inputs with class weights applied, sample count,
@@ -118,74 +121,74 @@ def call_concrete(concrete: Any, tensors: Sequence[Any]) -> Any:
 # ----- Keras's trainer ------------------------------------------------------------------------------------------
 
 
-def compile_loss(model: Any) -> Any:
+def compile_loss(model: keras.Model) -> Any:
     """The compiled loss container (None before compile): compute_loss under tfnet calls it without Keras's
     regularization terms, and a model without one needs no targets."""
     return getattr(model, "_compile_loss", None)
 
 
-def call_for_step(model: Any, x: Any, training: bool) -> Any:
+def call_for_step(model: keras.Model, x: Any, training: bool) -> Any:
     """``model(x, training=...)`` when its call takes ``training``, else ``model(x)``, as Keras's steps call it."""
     return model(x, training=training) if model._call_has_training_arg else model(x)
 
 
-def keras_compute_loss(model: Any, **kwargs: Any) -> Any:
+def keras_compute_loss(model: keras.Model, **kwargs: Any) -> Any:
     """Keras's route to ``compute_loss``: it calls a user override written with or without ``training``."""
     return model._compute_loss(**kwargs)
 
 
-def flatten_metrics_in_order(model: Any, logs: dict[str, Any]) -> Any:
+def flatten_metrics_in_order(model: keras.Model, logs: dict[str, Any]) -> Any:
     """Logs as the list ``metrics_names`` orders them (evaluate and *_on_batch without return_dict)."""
     return model._flatten_metrics_in_order(logs)
 
 
-def symbolic_build(model: Any, data_batch: Any) -> None:
+def symbolic_build(model: keras.Model, data_batch: Any) -> None:
     """Keras's build of the model, compiled metrics and optimizer from one batch (traced, nothing computed)."""
     model._symbolic_build(data_batch=data_batch)
 
 
-def explicit_strategy(model: Any) -> Any:
+def explicit_strategy(model: keras.Model) -> Any:
     """The strategy the model was created under, None outside any (``distribute_strategy`` returns the default)."""
     return model._distribute_strategy
 
 
-def loss_tracker(model: Any) -> Any:
+def loss_tracker(model: keras.Model) -> Any:
     """The Mean behind the ``loss`` log: the engine's train and test steps update it as Keras's do."""
     return model._loss_tracker
 
 
-def autoconvert_optionals(model: Any, function: Callable[..., Any]) -> Callable[..., Any]:
+def autoconvert_optionals(model: keras.Model, function: Callable[..., Any]) -> Callable[..., Any]:
     """Keras's wrapper that turns tf.experimental.Optional batches into values inside the step function."""
     return model._autoconvert_optionals(function)
 
 
-def metrics_result_or_logs(model: Any, logs: Any) -> dict[str, Any]:
+def metrics_result_or_logs(model: keras.Model, logs: Any) -> dict[str, Any]:
     """The epoch's logs as Keras reports them: metric results, or the step's logs when they name other keys."""
     return model._get_metrics_result_or_logs(logs)
 
 
-def should_eval(model: Any, epoch: int, validation_freq: Any) -> bool:
+def should_eval(model: keras.Model, epoch: int, validation_freq: Any) -> bool:
     """Keras's reading of ``validation_freq`` (an int period or a collection of epochs)."""
     return model._should_eval(epoch, validation_freq)
 
 
-def initial_epoch(model: Any) -> int | None:
+def initial_epoch(model: keras.Model) -> int | None:
     """The epoch a BackupAndRestore restored (Keras's callback sets it on the model before the first epoch)."""
     return model._initial_epoch
 
 
-def set_initial_epoch(model: Any, epoch: int) -> None:
+def set_initial_epoch(model: keras.Model, epoch: int) -> None:
     """Resume at ``epoch``, as Keras's BackupAndRestore does after loading a backup."""
     model._initial_epoch = epoch
 
 
-def compile_options(model: Any) -> dict[str, Any] | None:
+def compile_options(model: keras.Model) -> dict[str, Any] | None:
     """compile()'s arguments as given, metric objects included (``get_compile_config()`` serializes them)."""
     config = getattr(model, "_compile_config", None)
     return config.config if config is not None else None
 
 
-def set_compile_option(model: Any, key: str, value: Any) -> None:
+def set_compile_option(model: keras.Model, key: str, value: Any) -> None:
     """Record ``key`` in the compile configuration: ``get_compile_config()`` serializes it and Keras's legacy
     ``.h5`` writer reads the same dict directly, so both saved formats keep it (no public setter exists)."""
     model._compile_config.config[key] = value
@@ -202,7 +205,7 @@ class KerasEpochs(TFEpochIterator):
     """
 
     def __init__(self, owner: Any, adapter: Any, steps_per_epoch: int | None, steps_per_execution: int,
-                 strategy: Any, pipeline: bool) -> None:
+                 strategy: tf.distribute.Strategy, pipeline: bool) -> None:
         self.owner = owner
         if pipeline:
             super().__init__(distribute_strategy=strategy, x=adapter, steps_per_epoch=steps_per_epoch,
@@ -244,7 +247,7 @@ class KerasEpochs(TFEpochIterator):
         return self._num_batches
 
     @property
-    def strategy(self) -> Any:
+    def strategy(self) -> tf.distribute.Strategy:
         """The distribution strategy the input is distributed with."""
         return self._distribute_strategy
 
@@ -257,43 +260,43 @@ ADAM_SLOTS: dict[str, str] = {"m": "_momentums", "v": "_velocities", "vhat": "_v
 RMSPROP_SLOTS: dict[str, str] = {"rms": "_velocities", "mg": "_average_gradients", "momentum": "_momentums"}
 
 
-def slot_list(optimizer: Any, attribute: str) -> list[Any] | None:
+def slot_list(optimizer: keras.optimizers.Optimizer, attribute: str) -> list[Any] | None:
     """The optimizer's list of slot variables ``attribute`` (one of the *_SLOTS values), None if absent."""
     return getattr(optimizer, attribute, None)
 
 
-def variable_index(optimizer: Any, variable: Any) -> int:
+def variable_index(optimizer: keras.optimizers.Optimizer, variable: keras.Variable) -> int:
     """The index of ``variable`` in the optimizer's trainable variables and slot lists."""
     return optimizer._get_variable_index(variable)
 
 
-def slot_of(optimizer: Any, attribute: str, variable: Any) -> Any:
+def slot_of(optimizer: keras.optimizers.Optimizer, attribute: str, variable: keras.Variable) -> Any:
     """Slot variable ``attribute`` (one of the *_SLOTS values) of ``variable``."""
     return getattr(optimizer, attribute)[variable_index(optimizer, variable)]
 
 
-def trainable_variables_of(optimizer: Any) -> list[Any]:
+def trainable_variables_of(optimizer: keras.optimizers.Optimizer) -> list[keras.Variable]:
     """The variables the optimizer was built for (``apply`` without a variable list updates these)."""
     return list(optimizer._trainable_variables)
 
 
-def configured_learning_rate(optimizer: Any) -> Any:
+def configured_learning_rate(optimizer: keras.optimizers.Optimizer) -> Any:
     """The learning rate as configured: the variable, or the schedule itself (the public property evaluates a
     schedule)."""
     return optimizer._learning_rate
 
 
-def current_learning_rate(optimizer: Any) -> Any:
+def current_learning_rate(optimizer: keras.optimizers.Optimizer) -> Any:
     """The learning rate the next step uses (the schedule's value at ``iterations`` for a schedule)."""
     return optimizer._get_current_learning_rate()
 
 
-def excluded_from_weight_decay(optimizer: Any, variable: Any) -> bool:
+def excluded_from_weight_decay(optimizer: keras.optimizers.Optimizer, variable: keras.Variable) -> bool:
     """Whether ``exclude_from_weight_decay(var_list=...)`` named ``variable``."""
     return optimizer._var_key(variable) in getattr(optimizer, "_exclude_from_weight_decay", set())
 
 
-def keras_clip_gradients(optimizer: Any, grads: Sequence[Any]) -> list[Any]:
+def keras_clip_gradients(optimizer: keras.optimizers.Optimizer, grads: Sequence[Gradient]) -> list[Gradient]:
     """The class's clipping (clipnorm, global_clipnorm or clipvalue): the class's method, since another replica
     thread may hold the instance inside ``preprocessed`` right now."""
     return list(type(optimizer)._clip_gradients(optimizer, list(grads)))
@@ -307,22 +310,23 @@ class OptimizerHooks:
     Keras's own behaviour.
     """
 
-    def _clip_gradients(self, grads: Sequence[Any]) -> list[Any]:  # Keras's apply clips through this method
+    def _clip_gradients(self, grads: Sequence[Gradient]) -> list[Gradient]:  # Keras's apply clips through this method
         return self.clip_stage(grads)
 
-    def _apply_weight_decay(self, variables: Sequence[Any]) -> None:  # Keras's apply decays through this method
+    # Keras's apply decays through this method
+    def _apply_weight_decay(self, variables: Sequence[keras.Variable]) -> None:
         self.weight_decay_stage(variables)
 
-    def clip_stage(self, grads: Sequence[Any]) -> list[Any]:
+    def clip_stage(self, grads: Sequence[Gradient]) -> list[Gradient]:
         return self.keras_clip(grads)
 
-    def weight_decay_stage(self, variables: Sequence[Any]) -> None:
+    def weight_decay_stage(self, variables: Sequence[keras.Variable]) -> None:
         self.keras_weight_decay(variables)
 
-    def keras_clip(self, grads: Sequence[Any]) -> list[Any]:
+    def keras_clip(self, grads: Sequence[Gradient]) -> list[Gradient]:
         return list(super()._clip_gradients(list(grads)))  # type: ignore[misc]
 
-    def keras_weight_decay(self, variables: Sequence[Any]) -> None:
+    def keras_weight_decay(self, variables: Sequence[keras.Variable]) -> None:
         super()._apply_weight_decay(variables)  # type: ignore[misc]
 
 
@@ -360,7 +364,7 @@ def preprocessed(optimizer: keras.optimizers.Optimizer) -> Iterator[None]:
                 optimizer.__dict__.pop(name, None)
 
 
-def loss_scale_factor(optimizer: Any) -> Any:
+def loss_scale_factor(optimizer: keras.optimizers.Optimizer) -> Any:
     """``optimizer.loss_scale_factor`` as configured, even while another replica thread holds the optimizer in
     ``preprocessed``."""
     if "_tfnet_saved_loss_scale_factor" in optimizer.__dict__:
@@ -371,22 +375,22 @@ def loss_scale_factor(optimizer: Any) -> Any:
 # ----- callbacks ------------------------------------------------------------------------------------------------
 
 
-def progbar_in_fit(callback: Any) -> bool:
+def progbar_in_fit(callback: keras.callbacks.Callback) -> bool:
     """Whether a ProgbarLogger was called by fit (it then draws nothing for validation batches)."""
     return bool(callback._called_in_fit)
 
 
-def tensorboard_traces(callback: Any) -> bool:
+def tensorboard_traces(callback: keras.callbacks.Callback) -> bool:
     """Whether a TensorBoard callback profiles batches (``profile_batch``), so it listens to batch hooks."""
     return bool(callback._should_trace)
 
 
-def tensorboard_graph_pending(callback: Any) -> bool:
+def tensorboard_graph_pending(callback: keras.callbacks.Callback) -> bool:
     """Whether a TensorBoard callback still has the training graph to write."""
     return bool(getattr(callback, "_should_write_train_graph", False))
 
 
-def tensorboard_graph_written(callback: Any) -> Any:
+def tensorboard_graph_written(callback: keras.callbacks.Callback) -> Any:
     """Mark the training graph written and return the writer of the train log, as Keras does once per fit."""
     callback._should_write_train_graph = False
     return callback._train_writer
