@@ -7,7 +7,8 @@ tf.data dataset; with FILES, the arrays fit also checkpoints and saves there (th
 (``tfnet_train.launch.communication_options()``), first writing its pid to OUT.pid<index>. Unless MARKER exists,
 worker 1 after step 1 of epoch 2 writes its pid and the time to MARKER and waits (at most 60 s) for MARKER.injected,
 which the test writes once it has done the fault to it (stopped it, cut its link, ...). With TFNET_TEST_LATE="I:S",
-worker I waits S seconds before it joins the cluster (a worker that comes back late to a restarted job)."""
+worker I waits S seconds before it joins the cluster (a worker that comes back late to a restarted job). A failed
+step prints its traceback and exits at once with status 1."""
 
 from __future__ import annotations
 
@@ -86,6 +87,7 @@ def fault_main(out: str, backup: str, marker: str) -> None:
     class Fault(keras.callbacks.Callback):
         def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
             self.epoch = epoch
+            print(f"epoch {epoch} begins at {time.time():.2f}", flush=True)
 
         def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
             print(f"epoch {self.epoch} step {batch} at {time.time():.2f}", flush=True)
@@ -99,7 +101,15 @@ def fault_main(out: str, backup: str, marker: str) -> None:
                 time.sleep(0.02)
             print("fault injected", flush=True)
 
-    results = distributed_cases.resumable(strategy, backup, None, index, callbacks=[Fault()])
+    try:
+        results = distributed_cases.resumable(strategy, backup, None, index, callbacks=[Fault()])
+    except Exception as error:  # as docs/distributed.md advises: report, then exit at once (TensorFlow's own exit
+        import traceback  # path waits to reach the coordination service and the lost peer)
+
+        traceback.print_exc()
+        print(f"step failed at {time.time():.2f}: {type(error).__name__}", flush=True)
+        sys.stderr.flush()
+        os._exit(1)
     np.savez(f"{out}_{index}.npz", **results)
     gc.disable()
     gc.freeze()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import sys
 import textwrap
@@ -36,11 +37,15 @@ import netns  # noqa: E402
 WORKER = Path(__file__).with_name("distributed_worker.py")
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 PORT = 23456  # every worker at its own address, so one port for all
-#: The workers' collective timeout (launch(collective_timeout=...)).
-COLLECTIVE_TIMEOUT = 30.0
-#: docs/distributed.md's bound from a fault to the launcher's return: the collective timeout, the failing worker's
-#: exit, and the launcher's grace for the others (TERMINATE_GRACE), with room for a loaded machine.
-FAULT_BOUND = COLLECTIVE_TIMEOUT + 30.0
+#: The workers' collective timeout (launch(collective_timeout=...)): above the slowest healthy step on a loaded
+#: machine (the first epoch-end backup takes over 10 s there).
+COLLECTIVE_TIMEOUT = 60.0
+#: docs/distributed.md's bounds from a fault to the launcher's return, each the time to detect it plus the failing
+#: worker's exit and the launcher's grace for the others (TERMINATE_GRACE), with room for a loaded machine: a frozen
+#: or cut-off worker misses the coordination service's heartbeats (10 s); a step that merely stalls waits out the
+#: collective timeout.
+HEARTBEAT_BOUND = 30.0
+STALL_BOUND = COLLECTIVE_TIMEOUT + 30.0
 RUN_TIMEOUT = 240.0
 
 _why = netns.unavailable()
@@ -190,7 +195,7 @@ def test_a_frozen_worker_ends_the_step_and_the_job_restarted_with_a_late_worker_
 
     status, out, err, elapsed = _run_with_fault(tmp_path, freeze)
     assert elapsed is not None, out[-3000:] + err[-3000:]
-    assert status != 0 and elapsed < FAULT_BOUND, f"status {status} after {elapsed:.1f} s\n{err[-3000:]}"
+    assert status != 0 and elapsed < HEARTBEAT_BOUND, f"status {status} after {elapsed:.1f} s\n{err[-3000:]}"
     assert f"worker 1 (pid {frozen[0]}) stopped responding" in err, err[-3000:]
     assert "worker 0 (pid" in err and "failed with status 1" in err, err[-3000:]
     assert "Collective has timed out" in out or "unhealthy" in out, out[-3000:]
@@ -204,9 +209,8 @@ def test_a_frozen_worker_ends_the_step_and_the_job_restarted_with_a_late_worker_
 def test_a_worker_whose_link_is_cut_ends_the_job_which_resumes(tmp_path: Path, uninterrupted: dict) -> None:
     status, out, err, elapsed = _run_with_fault(tmp_path, lambda net, pid: net.link_down(1))
     assert elapsed is not None, out[-3000:] + err[-3000:]
-    assert status != 0 and elapsed < FAULT_BOUND, f"status {status} after {elapsed:.1f} s\n{err[-3000:]}"
-    assert "failed with status" in err, err[-3000:]
-    assert "Collective has timed out" in out or "unhealthy" in out or "Unavailable" in out, out[-3000:]
+    assert status != 0 and elapsed < HEARTBEAT_BOUND, f"status {status} after {elapsed:.1f} s\n{err[-3000:]}"
+    assert re.search(r"worker 1 \(pid \d+\) failed with status|worker 0 reported worker 1 unhealthy", err), err[-3000:]
     _assert_backup_whole(tmp_path / "backup")
     status, out, err = _restart(tmp_path)
     assert status == 0, out[-3000:] + err[-3000:]
@@ -228,7 +232,7 @@ def test_a_worker_losing_30_percent_of_its_packets_finishes_or_fails_within_the_
     if status == 0:
         _assert_resumed(tmp_path / "run", uninterrupted, [0, 1, 2, 3])
         return
-    assert elapsed < FAULT_BOUND, f"status {status} after {elapsed:.1f} s\n{err[-3000:]}"
+    assert elapsed < STALL_BOUND, f"status {status} after {elapsed:.1f} s\n{err[-3000:]}"
     assert "failed with status" in err, err[-3000:]
     _assert_backup_whole(tmp_path / "backup")
     status, out, err = _restart(tmp_path)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -341,6 +342,7 @@ def _run_workers(command: list[str], addresses: list[str], timeout: float | None
     try:
         release()  # the reserved ports, just before the workers that bind them start
         configs = cluster_tf_configs(addresses)
+        watchers = [_PeerReports() for _ in addresses]
         for index in range(len(addresses)):
             worker_env = dict(env, TF_CONFIG=configs[index])
             argv = [*(prefixes[index] if prefixes else []), *command]
@@ -348,13 +350,13 @@ def _run_workers(command: list[str], addresses: list[str], timeout: float | None
                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                        start_new_session=True)
             processes.append(process)
-            relay = threading.Thread(target=_relay, args=(process.stdout, out, f"[worker {index}] ", lock),
-                                     daemon=True)
+            relay = threading.Thread(target=_relay, args=(process.stdout, out, f"[worker {index}] ", lock,
+                                                          watchers[index].see), daemon=True)
             relay.start()
             relays.append(relay)
         _say(err, f"started {len(addresses)} workers: " + ", ".join(
             f"worker {i} pid {p.pid} at {address}" for i, (p, address) in enumerate(zip(processes, addresses))))
-        status = _wait_all(processes, timeout, lambda message: _say(err, message))
+        status = _wait_all(processes, timeout, lambda message: _say(err, message), relays, watchers)
     except BaseException:
         _end_all(processes)
         raise
@@ -363,7 +365,27 @@ def _run_workers(command: list[str], addresses: list[str], timeout: float | None
     return status
 
 
-def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Callable[[str], None]) -> int:
+class _PeerReports:
+    """The peers a worker's output names as down: TensorFlow's coordination service prints "The following tasks
+    are unhealthy (stopped sending heartbeats):" and then one ``/job:worker/replica:0/task:i`` per line."""
+
+    _TASK = re.compile(r"^/job:worker/replica:\d+/task:(\d+)\s*$")
+
+    def __init__(self) -> None:
+        self.unhealthy: list[int] = []
+        self._listing = False
+
+    def see(self, line: str) -> None:
+        match = self._TASK.match(line.strip()) if self._listing else None
+        if match:
+            if int(match.group(1)) not in self.unhealthy:
+                self.unhealthy.append(int(match.group(1)))
+            return
+        self._listing = "tasks are unhealthy" in line
+
+
+def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Callable[[str], None],
+              relays: Sequence[threading.Thread] = (), watchers: Sequence[_PeerReports] = ()) -> int:
     """Waits until all end; at the first failure (or the timeout) ends the others. Returns the first failure's
     status, TIMEOUT_STATUS, or 0."""
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -376,8 +398,13 @@ def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Cal
             del running[index]
             if code != 0:
                 status = _status(code)
+                if index < len(relays):
+                    relays[index].join(2.0)  # its last lines, which may name the peer it lost
                 say(f"worker {index} (pid {process.pid}) failed with status {status} ({_how(code)}); ending the "
                     "others")
+                for peer in (watchers[index].unhealthy if index < len(watchers) else []):
+                    say(f"worker {index} reported worker {peer} unhealthy: it stopped sending heartbeats (dead, "
+                        "stopped, or cut off from the network)")
                 for other, peer in running.items():
                     if _stopped(peer.pid):
                         say(f"worker {other} (pid {peer.pid}) stopped responding: it is stopped (SIGSTOP, SIGTSTP "
@@ -459,16 +486,19 @@ def _with_parent(program: str) -> list[str]:
     return [sys.executable, "-S", "-c", _PDEATHSIG_SHIM, str(os.getpid()), program]
 
 
-def _relay(stream, target: TextIO, prefix: str, lock: threading.Lock | None = None) -> None:
+def _relay(stream, target: TextIO, prefix: str, lock: threading.Lock | None = None,
+           watch: Callable[[str], None] | None = None) -> None:
     """Copies lines of ``stream`` to ``target`` with ``prefix``; once ``target`` fails (the host that reads it
     died: BrokenPipeError), keeps reading ``stream`` to its end and drops the lines, so the writer never blocks
     on a full pipe."""
     lock = lock or threading.Lock()
     writing = True
     for raw in iter(stream.readline, b""):
+        line = raw.decode("utf-8", errors="replace")
+        if watch is not None:
+            watch(line)
         if not writing:
             continue
-        line = raw.decode("utf-8", errors="replace")
         try:
             with lock:
                 target.write(prefix + line if line.endswith("\n") else prefix + line + "\n")
