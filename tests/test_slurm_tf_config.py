@@ -93,5 +93,27 @@ def test_print_tf_config_checks_the_spec() -> None:
     assert run.returncode == 2 and "each worker needs its own address" in run.stderr
     with pytest.raises(ValueError, match="one address per worker"):
         launcher.launch(["true"], 3, hosts="a:1,b:2")
+    with pytest.raises(ValueError, match="prefixes needs hosts"):
+        launcher.launch(["true"], 1, prefixes=[["env"]])
+    with pytest.raises(ValueError, match="netns=True does not apply with hosts"):
+        launcher.launch(["true"], 1, hosts="a:1", netns=True)
+    with pytest.raises(ValueError, match="cannot be read"):
+        launcher.parse_hosts("@/nonexistent/spec.json")
     with pytest.raises(ValueError, match="collective_timeout must be a positive"):
         launcher.launch(["true"], 1, collective_timeout=0)
+
+
+def test_launch_with_hosts_gives_each_worker_its_address_and_the_collective_timeout(tmp_path: Path) -> None:
+    ports = launcher.free_loopback_ports(2)
+    hosts = ",".join(f"127.0.0.1:{port}" for port in ports)
+    script = tmp_path / "w.py"
+    script.write_text("import json, os\nfrom tfnet_train.launch import communication_options\n"
+                      "print(os.environ['TF_CONFIG'], communication_options().timeout_seconds, flush=True)\n")
+    run = subprocess.run([sys.executable, "-m", "tfnet_train.cli", "launch", "--hosts", hosts, "--collective-timeout",
+                          "12.5", "--timeout", "120", "--", sys.executable, str(script)], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=180)
+    assert run.returncode == 0, run.stdout + run.stderr
+    expected = launcher.cluster_tf_configs(hosts)
+    for index in range(2):
+        assert f"[worker {index}] {expected[index]} 12.5" in run.stdout.splitlines(), run.stdout
+    assert "[launcher] workers at " + ", ".join(hosts.split(",")) in run.stderr, run.stderr

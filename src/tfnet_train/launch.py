@@ -8,7 +8,7 @@ killed it, or that it stopped responding: a worker stopped by SIGSTOP or a debug
 
 ``--hosts``/``--cluster-spec`` name the workers' addresses instead of local ports: ``--print-tf-config`` then prints
 (and checks) the ``TF_CONFIG`` of every worker for a cluster, and ``launch(..., hosts=..., prefixes=...)`` runs each
-worker through its own command prefix (``ip netns exec NS``, ``ssh HOST``) at its own address.
+worker through its own command prefix (``ip netns exec NS``: one that passes the environment on) at its own address.
 
 TensorFlow's gRPC server listens on every network interface, whatever address the cluster spec names. So that a
 local run does not open its worker ports to the network, the launcher runs itself and its workers in one private
@@ -147,8 +147,11 @@ def parse_hosts(hosts: str | Sequence[str]) -> list[str]:
     if isinstance(hosts, str):
         text = hosts.strip()
         if text.startswith("@"):
-            with open(text[1:], encoding="utf-8") as file:
-                text = file.read().strip()
+            try:
+                with open(text[1:], encoding="utf-8") as file:
+                    text = file.read().strip()
+            except OSError as error:
+                raise ValueError(f"cluster spec file {text[1:]!r} cannot be read: {error.strerror}") from None
         if text.startswith("{"):
             try:
                 spec = json.loads(text)
@@ -242,7 +245,8 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
 
     hosts: the workers' addresses (``host:port`` each, see ``parse_hosts``) instead of free local ports; the
     launcher then neither reserves ports nor makes a namespace (the workers' own network is the caller's choice).
-    prefixes: per worker, a command prefix it runs through (``["ip", "netns", "exec", "ns0"]``, ``["ssh", "a"]``).
+    prefixes: with hosts, per worker a command prefix it runs through (``["ip", "netns", "exec", "ns0"]``); the
+    prefix must pass the environment (``TF_CONFIG``) on to the command.
     collective_timeout: seconds, passed to the workers as ``TFNET_TRAIN_COLLECTIVE_TIMEOUT`` for
     ``communication_options()``.
     """
@@ -258,7 +262,12 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
     addresses = None if hosts is None else parse_hosts(hosts)
     if addresses is not None and len(addresses) != workers:
         raise ValueError(f"hosts must name one address per worker ({workers}), got {len(addresses)}: {addresses!r}")
+    if addresses is not None and netns:
+        raise ValueError("netns=True does not apply with hosts: the workers' addresses, and so their network, are "
+                         "the caller's")
     if prefixes is not None:
+        if addresses is None:
+            raise ValueError("prefixes needs hosts: each worker's address where its prefix runs it")
         prefixes = [list(prefix) for prefix in prefixes]
         if len(prefixes) != workers or not all(prefix and all(isinstance(p, str) for p in prefix)
                                                for prefix in prefixes):
