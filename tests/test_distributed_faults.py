@@ -241,8 +241,18 @@ def test_a_worker_losing_30_percent_of_its_packets_finishes_or_fails_within_the_
     _assert_resumed(tmp_path / "run", uninterrupted, [2, 3])
 
 
-def test_the_network_is_removed_after_each_test() -> None:
+def test_the_network_leaves_nothing_behind_even_after_a_killed_run() -> None:
+    """close() deletes every namespace, no link is ever made in ours, and the namespaces of a run whose process is
+    gone (killed before its cleanup) are deleted when the next network is made."""
+    links = netns._ip("-o", "link").stdout.count("\n")
+    dead = 2**22 + 1  # above any pid this kernel hands out (pid_max is at most 2**22)
+    stale = f"{netns.PREFIX}{dead}-0-hub"
+    netns._ip("netns", "add", stale)
     with netns.Network(2) as net:
         names = [net.hub, *net.names]
+        assert netns._ip("-o", "link").stdout.count("\n") == links
+        listed = netns._ip("netns", "list").stdout
+        assert stale not in listed and all(name in listed for name in names), listed
     listed = netns._ip("netns", "list").stdout
     assert not [name for name in names if name in listed], listed
+    assert netns._ip("-o", "link").stdout.count("\n") == links
