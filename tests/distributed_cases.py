@@ -109,9 +109,10 @@ def per_worker_dataset(x: np.ndarray, y: np.ndarray, strategy: tf.distribute.Str
 
 
 def resumable(strategy: tf.distribute.Strategy | None = None, backup: str | None = None, marker: str | None = None,
-              index: int = 0) -> dict[str, np.ndarray]:
+              index: int = 0, callbacks: list | None = None) -> dict[str, np.ndarray]:
     """Four shuffled epochs with the engine's BackupAndRestore in ``backup``; with ``marker``, worker 1 dies
-    (``os._exit(3)``) in the middle of epoch 2 unless ``marker`` exists, which it creates first."""
+    (``os._exit(3)``) in the middle of epoch 2 unless ``marker`` exists, which it creates first. ``callbacks`` run
+    too (after the backup's)."""
     import keras
 
     import tfnet_train
@@ -135,9 +136,11 @@ def resumable(strategy: tf.distribute.Strategy | None = None, backup: str | None
         model.set_weights(INIT)
         model.compile(tfnet_train.optimizers.SGD(0.05, momentum=0.9, clipnorm=0.5), "mse")
     keras.utils.set_random_seed(SEED + index)
+    extra = list(callbacks or [])
     callbacks = [DieOnce()]
     if backup is not None:
         callbacks.append(tfnet_train.callbacks.BackupAndRestore(backup))
+    callbacks += extra
     model.fit(X[:64], Y[:64], batch_size=BATCH, epochs=4, shuffle=True, verbose=0, callbacks=callbacks)
     return {**{f"resume/w{i}": w for i, w in enumerate(model.get_weights())}, "resume/epochs": np.asarray(epochs_run)}
 

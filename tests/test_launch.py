@@ -148,6 +148,34 @@ def test_a_worker_killed_by_a_signal_reports_128_plus_the_signal(tmp_path: Path)
     assert status == 128 + 9
 
 
+def test_the_launcher_says_how_a_worker_failed_and_which_stopped_responding(tmp_path: Path) -> None:
+    """Worker 1 stops itself (SIGSTOP); worker 0 then fails naming it as TensorFlow's coordination service does. The
+    launcher reports worker 0's status, the peer it named, and that worker 1 is stopped, and ends it (SIGTERM and
+    SIGCONT)."""
+    command = _script(tmp_path, "w.py", """\
+        import json, os, signal, sys, time
+        index = json.loads(os.environ["TF_CONFIG"])["task"]["index"]
+        if index == 1:
+            os.kill(os.getpid(), signal.SIGSTOP)
+            time.sleep(600)
+        time.sleep(1.0)
+        print("The following tasks are unhealthy (stopped sending heartbeats):")
+        print("/job:worker/replica:0/task:1")
+        print("The tasks have crashed.", flush=True)
+        sys.exit(1)
+    """)
+    start = time.monotonic()
+    status, out, err = _launch(command, 2)
+    assert status == 1, out + err
+    assert time.monotonic() - start < 30, "the stopped worker was not ended promptly"
+    assert "worker 0 (pid" in err and "failed with status 1 (it exited with that status)" in err, err
+    assert "worker 0 reported worker 1 unhealthy" in err, err
+    assert "worker 1 (pid" in err and "stopped responding" in err, err
+    killed = _script(tmp_path, "k.py", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)\n")
+    status, _, err = _launch(killed, 1)
+    assert status == 137 and "failed with status 137 (killed by SIGKILL)" in err, err
+
+
 def test_timeout_ends_every_worker(tmp_path: Path) -> None:
     status, _, err = _launch(_script(tmp_path, "w.py", "import time; time.sleep(600)\n"), 2, timeout=2.0)
     assert status == launcher.TIMEOUT_STATUS

@@ -7,7 +7,8 @@
     tfnet-train conformance list [--suite default|PATH]
     tfnet-train conformance build-suite [DIR]
     tfnet-train dotnet [--path] [--runtime mono|coreclr]
-    tfnet-train launch --workers N [--no-netns] [--timeout S] -- CMD...
+    tfnet-train launch --workers N [--no-netns] [--timeout S] [--collective-timeout S] -- CMD...
+    tfnet-train launch --hosts HOST:PORT,... --print-tf-config
 
 Exit status: 0 when everything passed, 1 when a comparison failed or errored, 2 for bad arguments; `launch` exits with
 the first failing worker's status (124 on its timeout).

@@ -3,7 +3,12 @@
 Starts N copies of a command on 127.0.0.1, each with the ``TF_CONFIG`` that
 ``tf.distribute.MultiWorkerMirroredStrategy`` reads (``{"cluster": {"worker": [...]}, "task": {"type": "worker",
 "index": i}}``), prints their output line by line prefixed ``[worker i] ``, ends every worker as soon as one fails,
-and returns the first failure's exit status.
+and returns the first failure's exit status. It says which worker failed and how (its exit status, the signal that
+killed it, or that it stopped responding: a worker stopped by SIGSTOP or a debugger while the others failed).
+
+``--hosts``/``--cluster-spec`` name the workers' addresses instead of local ports: ``--print-tf-config`` then prints
+(and checks) the ``TF_CONFIG`` of every worker for a cluster, and ``launch(..., hosts=..., prefixes=...)`` runs each
+worker through its own command prefix (``ip netns exec NS``: one that passes the environment on) at its own address.
 
 TensorFlow's gRPC server listens on every network interface, whatever address the cluster spec names. So that a
 local run does not open its worker ports to the network, the launcher runs itself and its workers in one private
@@ -16,6 +21,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -26,7 +32,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-__all__ = ["free_loopback_ports", "PortReservation", "tf_config", "netns_command", "launch", "main"]
+__all__ = ["free_loopback_ports", "PortReservation", "tf_config", "cluster_tf_configs", "parse_hosts",
+           "communication_options", "netns_command", "launch", "main", "COLLECTIVE_TIMEOUT_ENV"]
 
 #: Exit status when the launcher's own timeout ends the run (as coreutils' ``timeout``).
 TIMEOUT_STATUS = 124
@@ -36,6 +43,10 @@ TERMINATE_GRACE = 5.0
 _INSIDE_ENV = "TFNET_TRAIN_LAUNCH_NETNS"
 #: The caller's PYTHONPATH (JSON, null when unset), restored for the workers by the re-executed launcher.
 _PATH_ENV = "TFNET_TRAIN_LAUNCH_PYTHONPATH"
+
+#: The workers' collective timeout in seconds (``launch(collective_timeout=...)``, ``--collective-timeout``), read by
+#: ``communication_options()``.
+COLLECTIVE_TIMEOUT_ENV = "TFNET_TRAIN_COLLECTIVE_TIMEOUT"
 
 _GRPC_NOTE = ("TensorFlow's gRPC server listens on every network interface, whatever address the cluster spec "
               "names")
@@ -129,6 +140,73 @@ def tf_config(ports: Sequence[int], index: int, host: str = "127.0.0.1") -> str:
     return json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}})
 
 
+def parse_hosts(hosts: str | Sequence[str]) -> list[str]:
+    """Worker addresses ``host:port`` from a comma-separated string, a list of them, or a cluster spec (JSON text of
+    ``{"worker": [...]}`` or of a whole ``TF_CONFIG``, or ``@FILE`` holding it); checks each address (a host, a port
+    in 1..65535, IPv6 hosts in brackets) and that no two are equal."""
+    if isinstance(hosts, str):
+        text = hosts.strip()
+        if text.startswith("@"):
+            try:
+                with open(text[1:], encoding="utf-8") as file:
+                    text = file.read().strip()
+            except OSError as error:
+                raise ValueError(f"cluster spec file {text[1:]!r} cannot be read: {error.strerror}") from None
+        if text.startswith("{"):
+            try:
+                spec = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"cluster spec is not valid JSON: {error}") from None
+            spec = spec.get("cluster", spec) if isinstance(spec, dict) else spec
+            if not isinstance(spec, dict) or set(spec) != {"worker"} or not isinstance(spec["worker"], list):
+                raise ValueError(f'cluster spec must be {{"worker": ["host:port", ...]}} (the only job '
+                                 f"MultiWorkerMirroredStrategy needs here), got {text!r}")
+            addresses = spec["worker"]
+        else:
+            addresses = [part.strip() for part in text.split(",")]
+    else:
+        addresses = list(hosts)
+    if not addresses:
+        raise ValueError("hosts must name at least one worker address host:port, got none")
+    for address in addresses:
+        if not isinstance(address, str):
+            raise ValueError(f"hosts must be strings host:port, got {address!r}")
+        host, sep, port = address.rpartition(":")
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]
+        if not sep or not host or ":" in host and not address.startswith("[") or not port.isdigit() or \
+                not 1 <= int(port) <= 65535:
+            raise ValueError(f"hosts: each address must be host:port with a port in 1..65535 (IPv6 as [addr]:port), "
+                             f"got {address!r}")
+    if len(set(addresses)) != len(addresses):
+        raise ValueError(f"hosts: each worker needs its own address, got {addresses!r}")
+    return addresses
+
+
+def cluster_tf_configs(hosts: str | Sequence[str]) -> list[str]:
+    """The ``TF_CONFIG`` JSON of every worker of a cluster at ``hosts`` (see ``parse_hosts``), worker 0 first."""
+    addresses = parse_hosts(hosts)
+    return [json.dumps({"cluster": {"worker": addresses}, "task": {"type": "worker", "index": i}})
+            for i in range(len(addresses))]
+
+
+def communication_options(timeout_seconds: float | None = None) -> object:
+    """``tf.distribute.experimental.CommunicationOptions`` whose ``timeout_seconds`` is ``timeout_seconds``, else
+    the launcher's ``--collective-timeout`` (``TFNET_TRAIN_COLLECTIVE_TIMEOUT``), else none (TensorFlow's default:
+    a collective waits for its peers without a bound of its own)."""
+    import tensorflow as tf
+
+    if timeout_seconds is None and os.environ.get(COLLECTIVE_TIMEOUT_ENV):
+        text = os.environ[COLLECTIVE_TIMEOUT_ENV]
+        try:
+            timeout_seconds = float(text)
+        except ValueError:
+            raise ValueError(f"{COLLECTIVE_TIMEOUT_ENV} must be a number of seconds, got {text!r}") from None
+    if timeout_seconds is not None and not timeout_seconds > 0:
+        raise ValueError(f"timeout_seconds must be a positive number of seconds or None, got {timeout_seconds!r}")
+    return tf.distribute.experimental.CommunicationOptions(timeout_seconds=timeout_seconds)
+
+
 _netns_cache: list[str] | None = None
 
 
@@ -154,7 +232,9 @@ def netns_command() -> list[str] | None:
 
 
 def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, timeout: float | None = None,
-           env: Mapping[str, str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+           env: Mapping[str, str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None,
+           hosts: str | Sequence[str] | None = None, prefixes: Sequence[Sequence[str]] | None = None,
+           collective_timeout: float | None = None) -> int:
     """Runs ``command`` as ``workers`` local workers and returns 0 when all succeed, else the first failure's status.
 
     netns: True requires a private network namespace (ValueError when none is available), False runs on the host's
@@ -162,6 +242,13 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
     is ended and the run returns 124. env: the workers' base environment (default: this process's). Worker output
     goes to ``stdout`` prefixed ``[worker i] ``; the launcher's own messages go to ``stderr`` prefixed ``[launcher] ``.
     A worker killed by signal s counts as status 128 + s.
+
+    hosts: the workers' addresses (``host:port`` each, see ``parse_hosts``) instead of free local ports; the
+    launcher then neither reserves ports nor makes a namespace (the workers' own network is the caller's choice).
+    prefixes: with hosts, per worker a command prefix it runs through (``["ip", "netns", "exec", "ns0"]``); the
+    prefix must pass the environment (``TF_CONFIG``) on to the command.
+    collective_timeout: seconds, passed to the workers as ``TFNET_TRAIN_COLLECTIVE_TIMEOUT`` for
+    ``communication_options()``.
     """
     command = list(command)
     if not command or not all(isinstance(part, str) for part in command):
@@ -170,6 +257,22 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
         raise ValueError(f"workers must be a positive int, got {workers!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    if collective_timeout is not None and not collective_timeout > 0:
+        raise ValueError(f"collective_timeout must be a positive number of seconds or None, got {collective_timeout!r}")
+    addresses = None if hosts is None else parse_hosts(hosts)
+    if addresses is not None and len(addresses) != workers:
+        raise ValueError(f"hosts must name one address per worker ({workers}), got {len(addresses)}: {addresses!r}")
+    if addresses is not None and netns:
+        raise ValueError("netns=True does not apply with hosts: the workers' addresses, and so their network, are "
+                         "the caller's")
+    if prefixes is not None:
+        if addresses is None:
+            raise ValueError("prefixes needs hosts: each worker's address where its prefix runs it")
+        prefixes = [list(prefix) for prefix in prefixes]
+        if len(prefixes) != workers or not all(prefix and all(isinstance(p, str) for p in prefix)
+                                               for prefix in prefixes):
+            raise ValueError(f"prefixes must hold one non-empty list of strings per worker ({workers}), "
+                             f"got {prefixes!r}")
     out, err = stdout or sys.stdout, stderr or sys.stderr
     base_env = dict(os.environ if env is None else env)
     inside = base_env.pop(_INSIDE_ENV, None) == "1"
@@ -178,6 +281,11 @@ def launch(command: Sequence[str], workers: int, *, netns: bool | None = None, t
         base_env.pop("PYTHONPATH", None)
         if caller_path is not None:
             base_env["PYTHONPATH"] = caller_path
+    if collective_timeout is not None:
+        base_env[COLLECTIVE_TIMEOUT_ENV] = repr(float(collective_timeout))
+    if addresses is not None:
+        _say(err, f"workers at {', '.join(addresses)}; {_GRPC_NOTE}: keep these ports off other networks.")
+        return _run_workers(command, addresses, timeout, base_env, out, err, prefixes=prefixes)
 
     if netns is not False and not inside:
         prefix = netns_command()
@@ -200,7 +308,8 @@ def _announce_and_run(command: list[str], reservation: PortReservation, inside: 
         _say(err, f"warning: {_GRPC_NOTE}: while the workers run, ports {', '.join(map(str, ports))} are open on "
                   "every interface of this machine. Firewall them, or run where `unshare -n` works (root, or "
                   "unprivileged user namespaces) so the launcher confines the workers to loopback.")
-    return _run_workers(command, ports, timeout, base_env, out, err, release=reservation.release)
+    return _run_workers(command, [f"127.0.0.1:{port}" for port in ports], timeout, base_env, out, err,
+                        release=reservation.release)
 
 
 def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, timeout: float | None,
@@ -233,26 +342,30 @@ def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, 
     return _status(status)
 
 
-def _run_workers(command: list[str], ports: list[int], timeout: float | None, env: dict[str, str], out: TextIO,
-                 err: TextIO, release: Callable[[], None] = lambda: None) -> int:
+def _run_workers(command: list[str], addresses: list[str], timeout: float | None, env: dict[str, str], out: TextIO,
+                 err: TextIO, release: Callable[[], None] = lambda: None,
+                 prefixes: list[list[str]] | None = None) -> int:
     lock = threading.Lock()
     processes: list[subprocess.Popen] = []
     relays: list[threading.Thread] = []
     try:
         release()  # the reserved ports, just before the workers that bind them start
-        for index in range(len(ports)):
-            worker_env = dict(env, TF_CONFIG=tf_config(ports, index))
-            process = subprocess.Popen([*_with_parent(command[0]), *command[1:]], env=worker_env,
+        configs = cluster_tf_configs(addresses)
+        watchers = [_PeerReports() for _ in addresses]
+        for index in range(len(addresses)):
+            worker_env = dict(env, TF_CONFIG=configs[index])
+            argv = [*(prefixes[index] if prefixes else []), *command]
+            process = subprocess.Popen([*_with_parent(argv[0]), *argv[1:]], env=worker_env,
                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                        start_new_session=True)
             processes.append(process)
-            relay = threading.Thread(target=_relay, args=(process.stdout, out, f"[worker {index}] ", lock),
-                                     daemon=True)
+            relay = threading.Thread(target=_relay, args=(process.stdout, out, f"[worker {index}] ", lock,
+                                                          watchers[index].see), daemon=True)
             relay.start()
             relays.append(relay)
-        _say(err, f"started {len(ports)} workers: " + ", ".join(
-            f"worker {i} pid {p.pid} at 127.0.0.1:{port}" for i, (p, port) in enumerate(zip(processes, ports))))
-        status = _wait_all(processes, timeout, lambda message: _say(err, message))
+        _say(err, f"started {len(addresses)} workers: " + ", ".join(
+            f"worker {i} pid {p.pid} at {address}" for i, (p, address) in enumerate(zip(processes, addresses))))
+        status = _wait_all(processes, timeout, lambda message: _say(err, message), relays, watchers)
     except BaseException:
         _end_all(processes)
         raise
@@ -261,7 +374,27 @@ def _run_workers(command: list[str], ports: list[int], timeout: float | None, en
     return status
 
 
-def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Callable[[str], None]) -> int:
+class _PeerReports:
+    """The peers a worker's output names as down: TensorFlow's coordination service prints "The following tasks
+    are unhealthy (stopped sending heartbeats):" and then one ``/job:worker/replica:0/task:i`` per line."""
+
+    _TASK = re.compile(r"^/job:worker/replica:\d+/task:(\d+)\s*$")
+
+    def __init__(self) -> None:
+        self.unhealthy: list[int] = []
+        self._listing = False
+
+    def see(self, line: str) -> None:
+        match = self._TASK.match(line.strip()) if self._listing else None
+        if match:
+            if int(match.group(1)) not in self.unhealthy:
+                self.unhealthy.append(int(match.group(1)))
+            return
+        self._listing = "tasks are unhealthy" in line
+
+
+def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Callable[[str], None],
+              relays: Sequence[threading.Thread] = (), watchers: Sequence[_PeerReports] = ()) -> int:
     """Waits until all end; at the first failure (or the timeout) ends the others. Returns the first failure's
     status, TIMEOUT_STATUS, or 0."""
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -274,7 +407,17 @@ def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Cal
             del running[index]
             if code != 0:
                 status = _status(code)
-                say(f"worker {index} (pid {process.pid}) failed with status {status}; ending the others")
+                if index < len(relays):
+                    relays[index].join(2.0)  # its last lines, which may name the peer it lost
+                say(f"worker {index} (pid {process.pid}) failed with status {status} ({_how(code)}); ending the "
+                    "others")
+                for peer in (watchers[index].unhealthy if index < len(watchers) else []):
+                    say(f"worker {index} reported worker {peer} unhealthy: it stopped sending heartbeats (dead, "
+                        "stopped, or cut off from the network)")
+                for other, peer in running.items():
+                    if _stopped(peer.pid):
+                        say(f"worker {other} (pid {peer.pid}) stopped responding: it is stopped (SIGSTOP, SIGTSTP "
+                            "or a debugger), so its peers' collectives could not complete")
                 _end_all(list(running.values()))
                 return status
         if deadline is not None and time.monotonic() > deadline:
@@ -285,10 +428,36 @@ def _wait_all(processes: list[subprocess.Popen], timeout: float | None, say: Cal
     return 0
 
 
+def _how(code: int) -> str:
+    """How a worker ended, from its ``Popen.returncode``."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    if code > 128:  # a shell or a shim that reports a signal as 128 + s
+        try:
+            return f"it exited with that status: 128 + {signal.Signals(code - 128).name}"
+        except ValueError:
+            pass
+    return "it exited with that status"
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (state T or t in /proc: SIGSTOP, SIGTSTP, a tracer)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
+
+
 def _end_all(processes: list[subprocess.Popen], grace: float = TERMINATE_GRACE) -> None:
-    """SIGTERM to each worker's process group (its pid), then SIGKILL to those still running after the grace."""
+    """SIGTERM to each worker's process group (its pid) and SIGCONT (a stopped worker handles SIGTERM only once it
+    runs), then SIGKILL to those still running after the grace."""
     for process in processes:
         _end(process, signal.SIGTERM)
+        _end(process, signal.SIGCONT)
     deadline = time.monotonic() + grace
     for process in processes:
         try:
@@ -326,16 +495,19 @@ def _with_parent(program: str) -> list[str]:
     return [sys.executable, "-S", "-c", _PDEATHSIG_SHIM, str(os.getpid()), program]
 
 
-def _relay(stream, target: TextIO, prefix: str, lock: threading.Lock | None = None) -> None:
+def _relay(stream, target: TextIO, prefix: str, lock: threading.Lock | None = None,
+           watch: Callable[[str], None] | None = None) -> None:
     """Copies lines of ``stream`` to ``target`` with ``prefix``; once ``target`` fails (the host that reads it
     died: BrokenPipeError), keeps reading ``stream`` to its end and drops the lines, so the writer never blocks
     on a full pipe."""
     lock = lock or threading.Lock()
     writing = True
     for raw in iter(stream.readline, b""):
+        line = raw.decode("utf-8", errors="replace")
+        if watch is not None:
+            watch(line)
         if not writing:
             continue
-        line = raw.decode("utf-8", errors="replace")
         try:
             with lock:
                 target.write(prefix + line if line.endswith("\n") else prefix + line + "\n")
@@ -359,7 +531,17 @@ def _status(code: int) -> int:
 
 def add_arguments(parser) -> None:
     """The ``launch`` options, shared by ``tfnet-train launch`` and ``python -m tfnet_train.launch``."""
-    parser.add_argument("--workers", type=int, required=True, help="number of local workers (>= 1)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="number of local workers (>= 1); with --hosts, the number of addresses")
+    parser.add_argument("--hosts", "--cluster-spec", dest="hosts", default=None,
+                        help="the workers' addresses: host:port,host:port,... or a cluster spec "
+                             '(JSON {"worker": [...]} or a whole TF_CONFIG, or @FILE holding it)')
+    parser.add_argument("--print-tf-config", action="store_true",
+                        help="check the --hosts spec and print the TF_CONFIG of every worker, one line each "
+                             "(`worker i: TF_CONFIG='...'`), without running anything")
+    parser.add_argument("--collective-timeout", type=float, default=None,
+                        help="seconds a collective may wait for its peers, passed to the workers as "
+                             f"{COLLECTIVE_TIMEOUT_ENV} (read by tfnet_train.launch.communication_options())")
     parser.add_argument("--no-netns", action="store_true",
                         help="run on the host's network even where a private network namespace is available "
                              "(the worker ports are then open on every interface)")
@@ -367,11 +549,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--end-on-stdin-eof", action="store_true",
                         help="end every worker when standard input reaches its end (the program that started the "
                              "launcher with a pipe as its input exited or died)")
-    parser.add_argument("command", nargs="+", help="the worker command, after `--`")
+    parser.add_argument("command", nargs="*", help="the worker command, after `--`")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m tfnet_train.launch --workers N [--no-netns] [--timeout S] -- CMD...``"""
+    """``python -m tfnet_train.launch --workers N [--no-netns] [--timeout S] [--collective-timeout S] -- CMD...``, or
+    ``--hosts SPEC --print-tf-config``"""
     import argparse
 
     parser = argparse.ArgumentParser(prog="tfnet-train launch", description=__doc__.split("\n\n")[0])
@@ -390,7 +573,25 @@ def run_cli(args) -> int:
     if getattr(args, "end_on_stdin_eof", False):
         threading.Thread(target=_end_on_eof, args=(sys.stdin.fileno(),), daemon=True).start()
     try:
-        return launch(args.command, args.workers, netns=False if args.no_netns else None, timeout=args.timeout)
+        hosts = getattr(args, "hosts", None)
+        if getattr(args, "print_tf_config", False):
+            if hosts is None:
+                raise ValueError("--print-tf-config needs --hosts (or --cluster-spec)")
+            configs = cluster_tf_configs(hosts)
+            if args.workers is not None and args.workers != len(configs):
+                raise ValueError(f"--workers {args.workers} but --hosts names {len(configs)} addresses")
+            for index, config in enumerate(configs):
+                print(f"worker {index}: TF_CONFIG='{config}'")
+            return 0
+        if not args.command:
+            raise ValueError("a worker command is needed after `--`")
+        workers = args.workers
+        if workers is None:
+            if hosts is None:
+                raise ValueError("--workers N is needed (or --hosts)")
+            workers = len(parse_hosts(hosts))
+        return launch(args.command, workers, netns=False if args.no_netns else None, timeout=args.timeout,
+                      hosts=hosts, collective_timeout=getattr(args, "collective_timeout", None))
     except ValueError as error:
         print(f"tfnet-train: error: {error}", file=sys.stderr)
         return 2
