@@ -2,12 +2,13 @@
 
 Each worker runs in a network namespace of its own at its own address (tests/netns.py: veth pairs to a bridge in a
 namespace the test makes, 10.77.0.0/24), so workers reach each other through network interfaces, not one loopback.
-The faults: a worker frozen (SIGSTOP), a worker's link cut (its veth down), 30 % of a worker's packets dropped
-(tc netem, else an nftables rule). Each time no worker waits forever: the coordination service's heartbeat (or, for
-a step that only stalls, the collective timeout) ends the step with an error within the bound docs/distributed.md
-gives, the launcher ends the job, says which worker failed and how, and leaves no process behind; the chief's backup is whole, and the job started again (one worker joining
-late) resumes from it and ends within 1e-6 of an uninterrupted fit. With TFNET_TEST_LOG_DIR set, each launched run's
-whole output is written there (a failure message shows only its end).
+The faults: a worker frozen (SIGSTOP), a worker's link cut (its veth down), 30 % of a worker's packets dropped (tc
+netem, else an nftables rule). Each time no worker waits forever: the coordination service's heartbeat (or, for a
+step that only stalls, the collective timeout) ends the step with an error within the bound docs/distributed.md
+gives, the launcher ends the job, says which worker failed and how, and leaves no process behind; the chief's backup
+is whole, and the job started again (one worker joining late) resumes from it and ends within 1e-6 of an
+uninterrupted fit. With TFNET_TEST_LOG_DIR set, each launched run's whole output is written there (a failure message
+shows only its end).
 """
 
 from __future__ import annotations
