@@ -132,36 +132,29 @@ class _Blocks:
     the size of a slot."""
 
     def __init__(self, pool: BufferPool, sizes: list[int]) -> None:
-        self._pool = pool
-        self.sizes = sizes
+        self._pool, self.sizes = pool, sizes
         self._lease: np.ndarray | None = None
-        self._starts: list[int] = []  # each part's offset in the lease
-        self._slot_sizes: tuple[int, ...] = ()
-        self._slots = self._next = 0  # slots in the block, the next one (none left: the next request opens a block)
+        self._parts: list[tuple[int, int]] = []  # per part, its offset in the lease and the size of its slots
+        self._slots = self._next = 0  # slots in the block, and the next one (none left: the next opens a block)
 
-    def slot(self) -> tuple[np.ndarray, ...]:
-        """The next slot, per part a byte view of its place in the block; () while no batch has fixed the sizes."""
+    def slot(self, grow: list[int] | None = None) -> tuple[np.ndarray, ...]:
+        """The next slot, per part a byte view of its place in the block; () while no batch has fixed the sizes.
+        ``grow``: the parts' bytes of a batch that came with them (none was offered, or it did not fit): the sizes
+        grow to hold it, and its slot starts a new block."""
+        if grow is not None:
+            self.sizes[:] = [max(n, self.sizes[i] if i < len(self.sizes) else 0) for i, n in enumerate(grow)]
+            self._next = self._slots
         if not self.sizes:
             return ()
-        if self._next == self._slots or self._slot_sizes != tuple(self.sizes):
-            align, self._slot_sizes = self._pool.ALIGNMENT, tuple(self.sizes)
-            self._slots = max(1, min(STREAM_BLOCK, READ_AHEAD_BYTES // 2 // max(1, sum(self._slot_sizes))))
-            self._starts, end = [], 0
-            for size in self._slot_sizes:
-                self._starts.append(end)
+        if self._next == self._slots:
+            self._slots = max(1, min(STREAM_BLOCK, READ_AHEAD_BYTES // 2 // max(1, sum(self.sizes))))
+            self._parts, end, align = [], 0, self._pool.ALIGNMENT
+            for size in self.sizes:
+                self._parts.append((end, size))
                 end += -(-size * self._slots // align) * align
             self._lease, self._next = self._pool.lease(end), 0
-        at = self._next
         self._next += 1
-        return tuple(self._lease[start + at * size:start + (at + 1) * size]
-                     for start, size in zip(self._starts, self._slot_sizes, strict=True))
-
-    def place(self, nbytes: list[int]) -> tuple[np.ndarray, ...]:
-        """A slot for a batch that came with its bytes (none was offered, or it did not fit): the sizes grow to hold
-        it, and it starts a new block."""
-        self.sizes[:] = [max(n, self.sizes[i] if i < len(self.sizes) else 0) for i, n in enumerate(nbytes)]
-        self._next = self._slots
-        return self.slot()
+        return tuple(self._lease[at + (self._next - 1) * size:at + self._next * size] for at, size in self._parts)
 
 
 class ReadAhead:
@@ -256,7 +249,7 @@ class _AheadState:
                             self._lock.wait()
                         if self._closed:
                             break
-                    parts = _read_batch(reader, in_flight[0], self._blocks.place)  # in flight until read
+                    parts = _read_batch(reader, in_flight[0], self._blocks.slot)  # in flight until read
                     in_flight.popleft()
                     if parts is None:
                         self._put(_END)

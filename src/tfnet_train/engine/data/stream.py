@@ -27,11 +27,10 @@ class BatchStream:
 
 
 class BufferPool:
-    """Memory for the blocks of a stream's passes, handed to TensorFlow without a copy (DLPack), under one lease rule:
-    ``lease`` gives a byte array, 64-byte aligned, whose memory returns to the pool once nothing holds that array or
-    a view of it (a batch, a block, a DLPack capsule TensorFlow holds, a C# request still in flight): a finalizer on
-    the lease, so memory is written again only once no tensor holds it, on any thread. Up to ``KEEP`` free buffers
-    are kept (the most recently released), so the pages stay in use rather than fresh ones being touched per block."""
+    """Memory for the blocks of streams, handed to TensorFlow without a copy (DLPack), under one lease rule: a lease
+    is a byte array, 64-byte aligned, whose memory returns to the pool once nothing holds it or a view of it (a
+    batch, a block, TensorFlow's tensor, a C# request in flight): a finalizer on the lease. Up to ``KEEP`` free
+    buffers are kept (the most recently released), so pages stay in use rather than fresh ones being touched."""
 
     ALIGNMENT = 64  # bytes: what TensorFlow expects of the memory it borrows
     KEEP = 4  # free buffers kept
@@ -81,18 +80,17 @@ def _span(arrays: Sequence[np.ndarray], alignment: int) -> np.ndarray | None:
     """One array over ``arrays`` when they are C-contiguous views of one lease, of one dtype and feature shape, each
     starting where the one before ends, the first aligned; else None."""
     first = arrays[0]
-    lease = first.base if isinstance(first, np.ndarray) else None
+    lease = getattr(first, "base", None)
     if lease is None or _LEASES.get(id(lease)) is not lease or first.ctypes.data % alignment:
         return None
     end = first.ctypes.data
     for a in arrays:
-        if (not isinstance(a, np.ndarray) or a.base is not lease or a.dtype != first.dtype
-                or a.shape[1:] != first.shape[1:] or not a.flags.c_contiguous or a.ctypes.data != end):
+        if (getattr(a, "base", None) is not lease or a.dtype != first.dtype or a.shape[1:] != first.shape[1:]
+                or not a.flags.c_contiguous or a.ctypes.data != end):
             return None
         end += a.nbytes
-    offset = first.ctypes.data - lease.ctypes.data
-    rows = sum(len(a) for a in arrays)
-    return lease[offset:end - lease.ctypes.data].view(first.dtype).reshape(rows, *first.shape[1:])
+    rows = lease[first.ctypes.data - lease.ctypes.data:end - lease.ctypes.data].view(first.dtype)
+    return rows.reshape(sum(len(a) for a in arrays), *first.shape[1:])
 
 
 #: The pool of every stream's blocks (C# batches are written into its leases; other batches are copied into them).
