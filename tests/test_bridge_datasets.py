@@ -219,6 +219,23 @@ def test_each_batch_is_written_once_at_its_row_offset_and_the_block_is_that_memo
     assert not producer.is_alive()
 
 
+def test_later_passes_write_into_block_memory_earlier_ones_released(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfnet_train.engine.data import stream
+
+    pool = stream.BufferPool()
+    monkeypatch.setattr(host_stream, "POOL", pool)
+    x = np.random.default_rng(15).random((64, 4), dtype=np.float32)
+    y = np.random.default_rng(16).integers(0, 3, 64)
+    batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 64, 8)]  # one block per pass
+    served: list[int] = []
+    dataset, producer = _stream_of(batches, 8, served)
+    datasets.fit_dataset(_model(), dataset, epochs=8)
+    assert len(served) == 8 * len(batches)
+    assert pool.allocated <= 3  # eight passes, a block each: the leases ended and their memory was written again
+    producer.join(5)
+    assert not producer.is_alive()
+
+
 def test_a_global_socket_timeout_does_not_reach_the_stream_and_a_slow_producer_is_waited_for() -> None:
     x = np.random.default_rng(11).random((32, 4), dtype=np.float32)
     y = np.random.default_rng(12).integers(0, 3, 32)
