@@ -45,9 +45,9 @@ def _read_request(out: socket.socket) -> list[tuple[int, int]] | None:
 
 
 def _producer(stream: host_stream.HostStream, passes: list[list[np.ndarray] | str], served: list[int],
-              offers: list[int] | None = None, delay: float = 0.0) -> threading.Thread:
+              offers: list[list[tuple[int, int]]] | None = None, delay: float = 0.0) -> threading.Thread:
     """Answers each pass's requests like the C# thread: one batch per request (each made in ``delay`` seconds), then
-    the end (or an error) mark."""
+    the end (or an error) mark. ``offers`` gets the memory each answered request offered."""
     requests = socket.socket(fileno=stream.take_request_socket())
     requests.settimeout(None)
 
@@ -63,7 +63,7 @@ def _producer(stream: host_stream.HostStream, passes: list[list[np.ndarray] | st
                             break
                         time.sleep(delay)
                         if offers is not None:
-                            offers.append(len(offered))
+                            offers.append(offered)
                         if isinstance(batch, str):
                             message = batch.encode()
                             out.sendall(struct.pack("<iii", -1, 1, len(message)) + message)
@@ -150,7 +150,7 @@ def test_image_folder_errors(tmp_path: Path) -> None:
         datasets.image_dataset_from_directory(str(tmp_path), subset="both", validation_split=0.2, seed=1)
 
 
-def _stream_of(batches: list[list[np.ndarray]], passes: int, served: list[int], offers: list[int] | None = None,
+def _stream_of(batches: list[list[np.ndarray]], passes: int, served: list[int], offers: list | None = None,
                plan: list | None = None, delay: float = 0.0) -> tuple[tf.data.Dataset, threading.Thread]:
     stream = datasets.host_stream([([-1, 4], "float32"), ([-1], "int64")])
     producer = _producer(stream, plan or [batches] * passes, served, offers, delay)
@@ -162,7 +162,7 @@ def test_fit_reads_streamed_batches_ahead_into_memory_it_offers() -> None:
     y = np.random.default_rng(2).integers(0, 3, 70)
     batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 70, 8)]  # 8 batches of 8 rows, then one of 6
     served: list[int] = []
-    offers: list[int] = []
+    offers: list[list[tuple[int, int]]] = []
     dataset, producer = _stream_of(batches, 3, served, offers)
     streamed, arrays = _model(), _model()
     arrays.set_weights(streamed.get_weights())
@@ -172,13 +172,68 @@ def test_fit_reads_streamed_batches_ahead_into_memory_it_offers() -> None:
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(history["history"]["loss"], expected.history["loss"])
     assert len(served) == 3 * len(batches)
-    assert offers[0] == 0 and set(offers[1:]) == {2}  # after the first batch every request offers memory
+    assert offers[0] == [] and {len(o) for o in offers[1:]} == {2}  # after the first batch every request offers memory
     producer.join(5)
     assert not producer.is_alive()
     with pytest.raises(host_stream.HostBatchError, match="producer has stopped"):  # it served its three passes
         datasets.fit_dataset(streamed, dataset)
     for a, b in zip(streamed.get_weights(), arrays.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_each_batch_is_written_once_at_its_row_offset_and_the_block_is_that_memory(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfnet_train.engine.data import stream
+
+    x = np.random.default_rng(13).random((70, 4), dtype=np.float32)
+    y = np.random.default_rng(14).integers(0, 3, 70)
+    batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 70, 8)]  # 8 batches of 8 rows, then one of 6: one block
+    blocks: list[int] = []
+    block = stream.BufferPool.block
+
+    def recorded(self: stream.BufferPool, arrays: list[np.ndarray]) -> tf.Tensor:
+        tensor = block(self, arrays)
+        blocks.append(np.from_dlpack(tensor).ctypes.data)  # the memory the compiled call reads
+        return tensor
+
+    monkeypatch.setattr(stream.BufferPool, "block", recorded)
+    served: list[int] = []
+    offers: list[list[tuple[int, int]]] = []
+    dataset, producer = _stream_of(batches, 2, served, offers)
+    streamed, arrays = _model(), _model()
+    arrays.set_weights(streamed.get_weights())
+    datasets.fit_dataset(streamed, dataset, epochs=2)
+    arrays.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    sizes = (x[:8].nbytes, y[:8].nbytes)  # a slot per part: one batch's bytes
+    starts = []
+    for first, offset in ((1, 1), (9, 0)):  # the first pass's first batch came with its bytes, into slot 0
+        start = [offers[first][p][0] - offset * sizes[p] for p in range(2)]
+        assert start[0] % stream.BufferPool.ALIGNMENT == 0 and start[1] % stream.BufferPool.ALIGNMENT == 0
+        for k in range(offset, 9):  # batch k of the pass goes to row 8 k of the block, in every part
+            assert offers[first - offset + k] == [(start[p] + k * sizes[p], sizes[p]) for p in range(2)]
+        starts += start
+    assert blocks == starts  # x's and y's block of each pass: the memory the producer wrote, not a copy
+    producer.join(5)
+    assert not producer.is_alive()
+
+
+def test_later_passes_write_into_block_memory_earlier_ones_released(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfnet_train.engine.data import stream
+
+    pool = stream.BufferPool()
+    monkeypatch.setattr(host_stream, "POOL", pool)
+    x = np.random.default_rng(15).random((64, 4), dtype=np.float32)
+    y = np.random.default_rng(16).integers(0, 3, 64)
+    batches = [[x[i:i + 8], y[i:i + 8]] for i in range(0, 64, 8)]  # one block per pass
+    served: list[int] = []
+    dataset, producer = _stream_of(batches, 8, served)
+    datasets.fit_dataset(_model(), dataset, epochs=8)
+    assert len(served) == 8 * len(batches)
+    assert pool.allocated <= 3  # eight passes, a block each: the leases ended and their memory was written again
+    producer.join(5)
+    assert not producer.is_alive()
 
 
 def test_a_global_socket_timeout_does_not_reach_the_stream_and_a_slow_producer_is_waited_for() -> None:

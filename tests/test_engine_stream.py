@@ -110,60 +110,51 @@ def test_an_empty_stream_an_empty_batch_and_a_non_callable_are_errors() -> None:
         BatchStream([(X, Y)])
 
 
-def test_block_buffers_are_written_again_only_when_no_tensor_holds_them() -> None:
-    from tfnet_train.engine.data.stream import BlockBuffers
+def test_pool_memory_is_written_again_only_when_no_tensor_holds_it() -> None:
+    from tfnet_train.engine.data.stream import BufferPool
 
-    buffers = BlockBuffers()
-    first = buffers.gather([X[:8], X[8:16]])
-    second = buffers.gather([X[16:24], X[24:32]])  # `first` still holds its memory: a second buffer
+    pool = BufferPool()
+    first = pool.block([X[:8], X[8:16]])
+    second = pool.block([X[16:24], X[24:32]])  # `first` still holds its memory: a second buffer
     np.testing.assert_array_equal(first.numpy(), X[:16])
     np.testing.assert_array_equal(second.numpy(), X[16:32])
     del first
     gc.collect()
-    third = buffers.gather([X[32:40], X[40:48]])  # the first buffer again, now that no tensor holds it
+    third = pool.block([X[32:40], X[40:48]])  # the first buffer again, now that no tensor holds it
     np.testing.assert_array_equal(second.numpy(), X[16:32])
     np.testing.assert_array_equal(third.numpy(), X[32:48])
-    assert buffers.allocated == 2
-    assert buffers.gather([np.array(["a"]), np.array(["b"])]).numpy().tolist() == [b"a", b"b"]  # no DLPack: copied
+    assert pool.allocated == 2
+    assert pool.block([np.array(["a"]), np.array(["b"])]).numpy().tolist() == [b"a", b"b"]  # no DLPack: copied
 
 
-def test_block_buffers_keep_a_bounded_number_of_free_buffers_whatever_shapes_pass() -> None:
-    from tfnet_train.engine.data.stream import BlockBuffers
+def test_pool_keeps_a_bounded_number_of_free_buffers_whatever_shapes_pass() -> None:
+    from tfnet_train.engine.data.stream import BufferPool
 
-    buffers = BlockBuffers()
-    for rows in range(1, 3 * BlockBuffers.KEEP):  # a block shape per size: a buffer for each, each released
-        np.testing.assert_array_equal(buffers.gather([X[:rows], X[rows:2 * rows]]).numpy(), X[:2 * rows])
+    pool = BufferPool()
+    for rows in range(1, 3 * BufferPool.KEEP):  # a block shape per size: a buffer for each, each released
+        np.testing.assert_array_equal(pool.block([X[:rows], X[rows:2 * rows]]).numpy(), X[:2 * rows])
     gc.collect()
-    assert len(buffers._free) <= BlockBuffers.KEEP
+    assert len(pool._free) <= BufferPool.KEEP
 
 
-def test_an_iterator_gets_each_batch_back_once_its_rows_are_copied() -> None:
-    class Recycling:
-        def __init__(self) -> None:
-            self.batches = passes()()
-            self.given: list[int] = []
-            self.back: list[int] = []
+def test_batches_back_to_back_in_a_lease_are_the_block_itself_and_others_are_copied_aligned() -> None:
+    from tfnet_train.engine.data.stream import BufferPool
 
-        def __iter__(self):  # noqa: ANN204
-            return self
-
-        def __next__(self):  # noqa: ANN204
-            batch = next(self.batches)
-            self.given.append(id(batch))
-            return batch
-
-        def recycle(self, batch) -> None:  # noqa: ANN001
-            self.back.append(id(batch))
-
-    iterators: list[Recycling] = []
-
-    def one_pass() -> Recycling:
-        iterators.append(Recycling())
-        return iterators[-1]
-
-    streamed, arrays = model(), model()
-    streamed.fit(BatchStream(one_pass), epochs=2, verbose=0)
-    arrays.fit(X, Y, batch_size=B, epochs=2, shuffle=False, verbose=0)
-    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
-        assert_close(a, b)
-    assert len(iterators) == 2 and all(it.given == it.back for it in iterators)
+    pool = BufferPool()
+    lease = pool.lease(4 * 8 * 6 * 4 + 4)  # four batches of 8 rows, 6 float32 features
+    rows = lease[:4 * 8 * 6 * 4].view(np.float32).reshape(32, 6)
+    rows[:] = X[:32]
+    batches = [rows[i:i + 8] for i in range(0, 32, 8)]
+    block = pool.block(batches)
+    assert np.from_dlpack(block).ctypes.data == rows.ctypes.data  # no copy: the lease's own memory
+    np.testing.assert_array_equal(block.numpy(), X[:32])
+    assert pool.allocated == 1
+    for parts in ([batches[0], batches[2]], [batches[1], batches[2]], [batches[0].copy(), batches[1]]):
+        copied = pool.block(parts)  # a gap, an unaligned start, another memory: each copied into a new lease
+        assert np.from_dlpack(copied).ctypes.data % BufferPool.ALIGNMENT == 0
+        np.testing.assert_array_equal(copied.numpy(), np.concatenate(parts))
+    unaligned = lease[4:4 + 8 * 6 * 4].view(np.float32).reshape(8, 6)  # one batch, 4 bytes into the lease
+    assert np.from_dlpack(pool.block([unaligned])).ctypes.data % BufferPool.ALIGNMENT == 0
+    del block, batches, rows, lease
+    gc.collect()
+    assert len(pool._free) <= BufferPool.KEEP

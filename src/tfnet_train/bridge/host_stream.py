@@ -3,8 +3,8 @@ thread of its own, ahead of the compiled steps) or by a tf.data generator (``gen
 
 Protocol, per pass (one socket pair; the C# thread serves one request at a time, in order):
 
-* request (Python to C#): int32 n, then n times (int64 address, int64 capacity in bytes): memory this side
-  allocated for the next batch's parts, or n = 0 for none.
+* request (Python to C#): int32 n, then n times (int64 address, int64 capacity in bytes): where the next batch's
+  parts go (for ``read_ahead``, each part's row offset in the block being filled), or n = 0 for nowhere.
 * answer (C# to Python): int32 part count (0 = end of pass; -1 = error: int32 is-argument-error, int32 length, UTF-8
   message), then per part int32 dtype code, int32 rank, int64 dims, then one byte: ``k`` when every part was copied
   into the request's memory (the part count is n and each part fits its capacity), ``d`` when the raw C-order bytes
@@ -24,14 +24,14 @@ import socket
 import struct
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
 from tfnet_train.engine.data.errors import BatchSourceError
-from tfnet_train.engine.data.stream import STREAM_BLOCK
+from tfnet_train.engine.data.stream import POOL, STREAM_BLOCK, BufferPool
 
 #: Element types of streamed batches, by the code the C# side writes (TfNetTrain.DType's order).
 STREAM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
@@ -58,7 +58,7 @@ class HostStream:
         self.specs = specs
         self._requests, self._producer_end = _socketpair()
         self._ahead: weakref.WeakSet = weakref.WeakSet()
-        self._spare = _Spare()
+        self._sizes: list[int] = []  # per part, the most bytes a batch of the stream has needed (a slot's size)
 
     def take_request_socket(self) -> int:
         """The producer's end of the request channel, as a descriptor the C# side now owns (once)."""
@@ -96,7 +96,7 @@ class HostStream:
     def read_ahead(self) -> ReadAhead:
         """One new pass for fit, read by a thread of its own ahead of its reader (see ReadAhead). `end_passes` ends
         the passes still open."""
-        ahead = ReadAhead(self._open_pass(), self._spare)
+        ahead = ReadAhead(self._open_pass(), _Blocks(POOL, self._sizes))
         self._ahead.add(ahead)
         return ahead
 
@@ -124,53 +124,52 @@ def as_batch(parts: Sequence[np.ndarray]) -> Any:
     return tuple(parts) if len(parts) > 1 else parts[0]
 
 
-class _Spare:
-    """Memory a stream's passes handed back, kept for later requests (of any pass) up to `READ_AHEAD_BYTES` in all:
-    C# then copies into pages already in use, as the first touch of fresh pages costs more than the copy. ``layout``
-    is, per part, the most bytes a batch of the stream has needed: the size of memory each request offers."""
+class _Blocks:
+    """Where a read-ahead pass's batches go: slots of a batch each, `STREAM_BLOCK` of them (fewer when that would
+    pass half of `READ_AHEAD_BYTES`) back to back per part in one lease per block, each part's rows at an aligned
+    offset: C# copies each batch to its row offset in the block, and a block of batches reaches TensorFlow as one
+    view of that memory. ``sizes`` (shared by a stream's passes) is, per part, the most bytes a batch has needed:
+    the size of a slot."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._by_size: dict[int, list[np.ndarray]] = {}
-        self._bytes = 0
-        self.layout: tuple[int, ...] = ()
+    def __init__(self, pool: BufferPool, sizes: list[int]) -> None:
+        self._pool, self.sizes = pool, sizes
+        self._lease: np.ndarray | None = None
+        self._parts: list[tuple[int, int]] = []  # per part, its offset in the lease and the size of its slots
+        self._slots = self._next = 0  # slots in the block, and the next one (none left: the next opens a block)
 
-    def fit(self, parts: list[np.ndarray]) -> None:
-        """Grow ``layout`` to hold ``parts``."""
-        old = self.layout
-        self.layout = tuple(max(p.nbytes, old[i] if i < len(old) else 0) for i, p in enumerate(parts))
-
-    def put(self, array: np.ndarray) -> None:
-        """Keep the memory ``array`` views (once; nobody reads or holds it any more) if requests offer its size."""
-        root = _root(array).reshape(-1).view(np.uint8)
-        with self._lock:
-            if root.nbytes in self.layout and self._bytes + root.nbytes <= READ_AHEAD_BYTES:
-                self._by_size.setdefault(root.nbytes, []).append(root)
-                self._bytes += root.nbytes
-
-    def take(self, nbytes: int) -> np.ndarray:
-        """A byte buffer of ``nbytes``: kept memory when there is some of that size, else new."""
-        with self._lock:
-            kept = self._by_size.get(nbytes)
-            if kept:
-                self._bytes -= nbytes
-                return kept.pop()
-        return np.empty(nbytes, np.uint8)
+    def slot(self, grow: list[int] | None = None) -> tuple[np.ndarray, ...]:
+        """The next slot, per part a byte view of its place in the block; () while no batch has fixed the sizes.
+        ``grow``: the parts' bytes of a batch that came with them (none was offered, or it did not fit): the sizes
+        grow to hold it, and its slot starts a new block."""
+        if grow is not None:
+            self.sizes[:] = [max(n, self.sizes[i] if i < len(self.sizes) else 0) for i, n in enumerate(grow)]
+            self._next = self._slots
+        if not self.sizes:
+            return ()
+        if self._next == self._slots:
+            self._slots = max(1, min(STREAM_BLOCK, READ_AHEAD_BYTES // 2 // max(1, sum(self.sizes))))
+            self._parts, end, align = [], 0, self._pool.ALIGNMENT
+            for size in self.sizes:
+                self._parts.append((end, size))
+                end += -(-size * self._slots // align) * align
+            self._lease, self._next = self._pool.lease(end), 0
+        self._next += 1
+        return tuple(self._lease[at + (self._next - 1) * size:at + self._next * size] for at, size in self._parts)
 
 
 class ReadAhead:
     """One pass read by a thread of its own, so that C# makes and hands over the next batches while compiled steps
-    run: it keeps `READ_AHEAD_REQUESTS` requests in flight, each with memory for a batch of the largest size seen,
-    and holds up to `READ_AHEAD_BATCHES` batches or `READ_AHEAD_BYTES` (at least one batch) for its reader. A C#
-    error is raised to the reader at the batch where it happened.
+    run: it keeps `READ_AHEAD_REQUESTS` requests in flight, each offering the next slot of a block (see _Blocks), and
+    holds up to `READ_AHEAD_BATCHES` batches or `READ_AHEAD_BYTES` (at least one batch) for its reader. A C# error is
+    raised to the reader at the batch where it happened. Each batch's parts view their block's lease, whose memory
+    is written again only once nothing holds it (the pool's one lease rule).
 
-    A reader done with a batch's arrays (their rows copied) hands them back with ``recycle``, and later requests (of
-    this pass or the next) reuse that memory. ``close`` (also on garbage collection, or `HostStream.end_passes`) ends
-    the pass. The thread holds the shared state only, never this object, so dropping the last reference closes it.
+    ``close`` (also on garbage collection, or `HostStream.end_passes`) ends the pass. The thread holds the shared
+    state only, never this object, so dropping the last reference closes it.
     """
 
-    def __init__(self, reader_end: socket.socket, spare: _Spare) -> None:
-        self._state = _AheadState(reader_end, spare)
+    def __init__(self, reader_end: socket.socket, blocks: _Blocks) -> None:
+        self._state = _AheadState(reader_end, blocks)
         self._finalizer = weakref.finalize(self, _AheadState.close, self._state)
 
     def __iter__(self) -> ReadAhead:
@@ -178,10 +177,6 @@ class ReadAhead:
 
     def __next__(self) -> Any:
         return self._state.next()
-
-    def recycle(self, batch: Any) -> None:
-        """Take back the arrays of a batch this pass yielded; the caller no longer reads or holds them."""
-        self._state.recycle(batch)
 
     def close(self) -> None:
         self._finalizer()
@@ -191,10 +186,10 @@ _END = object()
 
 
 class _AheadState:
-    """What a ReadAhead's thread and its reader share: the batches read, their bytes, spare memory, and whether the
-    pass ended, guarded by ``_lock``."""
+    """What a ReadAhead's thread and its reader share: the batches read, their bytes, and whether the pass ended,
+    guarded by ``_lock``."""
 
-    def __init__(self, reader_end: socket.socket, spare: _Spare) -> None:
+    def __init__(self, reader_end: socket.socket, blocks: _Blocks) -> None:
         self._socket = reader_end
         self._ready: collections.deque = collections.deque()  # (item, nbytes); item is a batch, _END or an error
         self._bytes = 0
@@ -202,7 +197,7 @@ class _AheadState:
         self._finished = False  # the thread has put its last item and closed the socket
         self._lock = threading.Condition()
         self._thread: threading.Thread | None = None  # started by the first read: an unread pass costs nothing
-        self._spare = spare
+        self._blocks = blocks
 
     def start(self) -> None:
         with self._lock:
@@ -229,10 +224,6 @@ class _AheadState:
             raise item
         return item
 
-    def recycle(self, batch: Any) -> None:
-        for array in batch if isinstance(batch, tuple) else (batch,):
-            self._spare.put(array)
-
     def _room(self) -> bool:
         return self._closed or not self._ready or (
             len(self._ready) < READ_AHEAD_BATCHES and self._bytes < READ_AHEAD_BYTES)
@@ -244,12 +235,12 @@ class _AheadState:
             self._lock.notify_all()
 
     def _run(self) -> None:
-        in_flight: collections.deque = collections.deque()  # each request's buffers, alive until its answer
+        in_flight: collections.deque = collections.deque()  # each request's slot, alive until its answer
         try:
             with self._socket.makefile("rb") as reader:
                 while True:
-                    while len(in_flight) < (READ_AHEAD_REQUESTS if self._spare.layout else 1):  # sizes known
-                        buffers = tuple(self._spare.take(n) for n in self._spare.layout)
+                    while len(in_flight) < (READ_AHEAD_REQUESTS if self._blocks.sizes else 1):  # sizes known
+                        buffers = self._blocks.slot()
                         in_flight.append(buffers)
                         with contextlib.suppress(OSError):  # C# ended the pass already: its answers tell
                             _send(self._socket, _request(buffers))
@@ -258,24 +249,18 @@ class _AheadState:
                             self._lock.wait()
                         if self._closed:
                             break
-                    parts = _read_batch(reader, in_flight[0])  # the buffers stay in flight until read
+                    parts = _read_batch(reader, in_flight[0], self._blocks.slot)  # in flight until read
                     in_flight.popleft()
                     if parts is None:
                         self._put(_END)
                         break
-                    self._spare.fit(parts)
                     self._put(as_batch(parts), sum(p.nbytes for p in parts))
         except BaseException as error:  # the reader sees it where the pass stopped (unless it left already)
             if not self._closed:
                 self._put(error)
         finally:
-            stopped = self._drain()
-            for buffers in in_flight:  # requests the pass ended before: no copy into them can still come
-                for buffer in buffers:
-                    if stopped:
-                        self._spare.put(buffer)
-                    else:  # the peer may still write into it: never freed
-                        _UNRELEASED.append(buffer)
+            if not self._drain():  # the peer may still write into the slots in flight: their leases never end
+                _UNRELEASED.extend(in_flight)
             with self._lock:
                 self._finished = True
                 self._socket.close()
@@ -306,8 +291,8 @@ class _AheadState:
                     self._socket.shutdown(socket.SHUT_WR)
 
 
-#: Offered memory whose peer could not be shown to have stopped writing (an unexpected socket error): kept for good.
-_UNRELEASED: list[np.ndarray] = []
+#: Offered slots whose peer could not be shown to have stopped writing (an unexpected socket error): kept for good.
+_UNRELEASED: list[tuple[np.ndarray, ...]] = []
 
 
 def _socketpair() -> tuple[socket.socket, socket.socket]:
@@ -316,13 +301,6 @@ def _socketpair() -> tuple[socket.socket, socket.socket]:
     for end in pair:
         end.settimeout(None)
     return pair
-
-
-def _root(array: np.ndarray) -> np.ndarray:
-    """The array whose memory ``array`` views (itself when it owns its memory)."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
 
 
 def _request(buffers: tuple[np.ndarray, ...]) -> bytes:
@@ -343,9 +321,11 @@ def _read_exact(reader: Any, count: int) -> bytes:
     return data
 
 
-def _read_batch(reader: Any, buffers: tuple[np.ndarray, ...]) -> list[np.ndarray] | None:
-    """The answer to a request that offered ``buffers``: the batch's parts (views of those buffers when C# copied
-    into them), None at the end of the pass; a C# error is raised here."""
+def _read_batch(reader: Any, buffers: tuple[np.ndarray, ...],
+                place: Callable[[list[int]], tuple[np.ndarray, ...]] | None = None) -> list[np.ndarray] | None:
+    """The answer to a request that offered ``buffers``: the batch's parts, views of those buffers when C# copied
+    into them, else read into the byte buffers ``place`` gives for the parts' sizes (new arrays without it); None at
+    the end of the pass. A C# error is raised here."""
     (count,) = struct.unpack("<i", _read_exact(reader, 4))
     if count == 0:
         return None
@@ -358,20 +338,18 @@ def _read_batch(reader: Any, buffers: tuple[np.ndarray, ...]) -> list[np.ndarray
         code, rank = struct.unpack("<ii", _read_exact(reader, 8))
         layout.append((struct.unpack(f"<{rank}q", _read_exact(reader, 8 * rank)), STREAM_DTYPES[code]))
     how = _read_exact(reader, 1)
-    if how == b"k":
-        return [buffer[:int(np.prod(shape)) * dtype.itemsize].view(dtype).reshape(shape)
-                for buffer, (shape, dtype) in zip(buffers, layout, strict=True)]
-    if how != b"d":
+    nbytes = [int(np.prod(shape)) * dtype.itemsize for shape, dtype in layout]
+    if how == b"d":
+        buffers = place(nbytes) if place is not None else tuple(np.empty(n, np.uint8) for n in nbytes)
+        for buffer, n in zip(buffers, nbytes, strict=True):
+            view, done = memoryview(buffer[:n]), 0
+            while done < n:
+                read = reader.readinto(view[done:])
+                if not read:
+                    raise HostBatchError("the C# batch producer stopped in the middle of a batch")
+                done += read
+    elif how != b"k":
         raise HostBatchError(f"the C# batch producer sent an unknown batch mark {how!r}")
-    parts = []
-    for shape, dtype in layout:
-        part = np.empty(shape, dtype)
-        view = memoryview(part).cast("B")
-        done = 0
-        while done < part.nbytes:
-            n = reader.readinto(view[done:])
-            if not n:
-                raise HostBatchError("the C# batch producer stopped in the middle of a batch")
-            done += n
-        parts.append(part)
+    parts = [buffer[:n].view(dtype).reshape(shape)
+             for buffer, n, (shape, dtype) in zip(buffers, nbytes, layout, strict=True)]
     return parts

@@ -175,23 +175,34 @@ class TrainMixin:
         return function(iterator.data, _rows(full), _rows(tail), iterator.batch_size, reset)
 
     def _rows_function(self, step: Callable[[Any], Any]) -> Callable[..., Any]:
-        """Steps over batches the compiled call gathers itself from in-memory arrays, given the row indices of
-        ``k`` full batches and of a partial last batch: no tf.data iteration and no eager slicing per step or
-        epoch, which cost more than small steps themselves."""
+        """Steps over batches the compiled call takes itself from a block of rows: ``k`` full batches and a partial
+        last batch, each given as row indices to gather (in-memory arrays, in any order) or as `IN_ORDER` (a
+        streamed block holds its full batches and then its partial one, back to back: sliced). No tf.data iteration
+        and no eager slicing per step or epoch, which cost more than small steps themselves."""
 
         def run(data: Any, full_rows: Any, tail_rows: Any, batch_size: int, reset: bool = False) -> Any:
             if reset:  # the epoch's metric reset, in the same call as its steps
                 for metric in self.metrics:
                     metric.reset_state()
+
+            def rows(t: tf.Tensor, given: Any, first: bool) -> tf.Tensor:
+                if given is not IN_ORDER:
+                    return tf.gather(t, given)
+                other = tail_rows if first else full_rows
+                if other is None:  # the block is these rows alone
+                    return t
+                split = tf.shape(t)[0] // batch_size * batch_size  # a partial batch has fewer than batch_size rows
+                return t[:split] if first else t[split:]
+
             logs = None
             if full_rows is not None:
                 blocks = tree.map_structure(
-                    lambda t: tf.reshape(tf.gather(t, full_rows), [-1, batch_size, *t.shape[1:]]), data)
+                    lambda t: tf.reshape(rows(t, full_rows, True), [-1, batch_size, *t.shape[1:]]), data)
                 logs = step(tree.map_structure(lambda t: t[0], blocks))
-                for i in tf.range(1, tf.shape(full_rows)[0] // batch_size):
+                for i in tf.range(1, tf.shape(tree.flatten(blocks)[0])[0]):
                     logs = step(tree.map_structure(lambda t, i=i: t[i], blocks))
             if tail_rows is not None:
-                logs = step(tree.map_structure(lambda t: tf.gather(t, tail_rows), data))
+                logs = step(tree.map_structure(lambda t: rows(t, tail_rows, False), data))
             return logs
 
         if self.run_eagerly:
@@ -289,19 +300,19 @@ class _ConcreteRows:
 
     def __call__(self, data: Any, full_rows: Any, tail_rows: Any, batch_size: int, reset: bool = False) -> Any:
         leaves, structure = optree.tree_flatten((data, full_rows, tail_rows), none_is_leaf=True, namespace="keras")
-        tensors = [t for t in leaves if t is not None]
-        key = (structure, batch_size, reset, tuple(None if t is None else (t.dtype, t.shape[1:]) for t in leaves))
+        tensors = [t for t in leaves if _given(t)]
+        key = (structure, batch_size, reset, tuple((t.dtype, t.shape[1:]) if _given(t) else t for t in leaves))
         concrete = self._concrete.get(key)
         if concrete is None:
             concrete = self._concrete[key] = self._trace(structure, leaves, tensors, batch_size, reset)
         return keras_internals.call_concrete(concrete, tensors)  # the key matched dtypes and shapes
 
     def _trace(self, structure: Any, leaves: list[Any], tensors: list[Any], batch_size: int, reset: bool) -> Any:
-        present = [t is not None for t in leaves]
+        present = [_given(t) for t in leaves]
 
         def flat_run(*flat: Any) -> Any:
             values = iter(flat)
-            data, full, tail = structure.unflatten([next(values) if p else None for p in present])
+            data, full, tail = structure.unflatten([next(values) if p else t for p, t in zip(present, leaves)])
             return self._run(data, full, tail, batch_size, reset)
 
         specs = [tf.TensorSpec([None, *t.shape[1:]], t.dtype) for t in tensors]
@@ -309,9 +320,25 @@ class _ConcreteRows:
         return function.get_concrete_function()
 
 
-def _rows(rows: np.ndarray | None) -> tf.Tensor | None:
-    """Row indices as a tensor (the rows function's concrete functions take tensors)."""
-    return None if rows is None else tf.constant(rows)
+class _InOrder:
+    def __repr__(self) -> str:
+        return "IN_ORDER"
+
+
+#: Rows a block gives in its own order (a ``range`` from a streamed block's take): the rows function slices them.
+IN_ORDER = _InOrder()
+
+
+def _rows(rows: np.ndarray | range | None) -> Any:
+    """Row indices as a tensor (the rows function's concrete functions take tensors); a range, `IN_ORDER`."""
+    if rows is None:
+        return None
+    return IN_ORDER if isinstance(rows, range) else tf.constant(rows)
+
+
+def _given(leaf: Any) -> bool:
+    """Whether a rows-function argument leaf is a tensor the concrete function takes (not None or `IN_ORDER`)."""
+    return leaf is not None and leaf is not IN_ORDER
 
 
 def _listed(value: Any) -> list[Any]:

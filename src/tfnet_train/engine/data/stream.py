@@ -26,42 +26,46 @@ class BatchStream:
         self.passes = passes
 
 
-class BlockBuffers:
-    """Memory for the blocks of a stream's passes, handed to TensorFlow without a copy (DLPack). Each block leases a
-    buffer; the lease ends when TensorFlow lets go of the block's memory (DLPack's deleter drops the view it was
-    given, whose finalizer hands the buffer back), so a buffer is written again only once no tensor holds it, on any
-    interpreter. Up to ``KEEP`` free buffers are kept, so the pages stay in use rather than fresh ones being touched
-    for every block. The copy into a buffer is the only one between a batch and the compiled call."""
+class BufferPool:
+    """Memory for the blocks of streams, handed to TensorFlow without a copy (DLPack), under one lease rule: a lease
+    is a byte array, 64-byte aligned, whose memory returns to the pool once nothing holds it or a view of it (a
+    batch, a block, TensorFlow's tensor, a C# request in flight): a finalizer on the lease. Up to ``KEEP`` free
+    buffers are kept (the most recently released), so pages stay in use rather than fresh ones being touched."""
 
     ALIGNMENT = 64  # bytes: what TensorFlow expects of the memory it borrows
-    KEEP = 4  # free buffers kept (the most recently released)
+    KEEP = 4  # free buffers kept
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._free: list[np.ndarray] = []  # raw byte buffers no tensor holds, oldest first
+        self._lock = threading.RLock()  # a finalizer may run on the thread that holds it
+        self._free: list[np.ndarray] = []  # raw byte buffers no lease holds, oldest first
         self.allocated = 0  # buffers made in all
 
-    def gather(self, arrays: Sequence[np.ndarray]) -> tf.Tensor:
-        """The rows of ``arrays`` in one tensor (a dtype DLPack does not carry is converted, i.e. copied)."""
+    def lease(self, nbytes: int) -> np.ndarray:
+        """``nbytes`` of memory: a free buffer of that size when there is one, else a new one."""
+        with self._lock:
+            kept = [i for i, r in enumerate(self._free) if r.nbytes == nbytes + self.ALIGNMENT]
+            raw = self._free.pop(kept[-1]) if kept else None
+            self.allocated += raw is None
+        if raw is None:
+            raw = np.empty(nbytes + self.ALIGNMENT, np.uint8)
+        start = -raw.ctypes.data % self.ALIGNMENT
+        lease = np.frombuffer(memoryview(raw)[start:start + nbytes], np.uint8)  # views of it point at it, not raw
+        weakref.finalize(lease, self._release, raw).atexit = False
+        _LEASES[id(lease)] = lease
+        return lease
+
+    def block(self, arrays: Sequence[np.ndarray]) -> tf.Tensor:
+        """The rows of ``arrays`` in one tensor: a view of their lease when they lie back to back in one (C# wrote
+        each batch at its row offset), else copied into a new lease (a dtype DLPack does not carry: converted)."""
         dtype = np.result_type(*arrays)
         if dtype.kind not in "fiu":
             return tf.convert_to_tensor(np.concatenate(arrays))
-        shape = (sum(len(a) for a in arrays), *np.shape(arrays[0])[1:])
-        nbytes = int(np.prod(shape)) * dtype.itemsize
-        raw = self._lease(nbytes)
-        start = -raw.ctypes.data % self.ALIGNMENT
-        out = raw[start:start + nbytes].view(dtype).reshape(shape)
-        weakref.finalize(out, self._release, raw)  # TensorFlow holds ``out`` until it lets go of the memory
-        np.concatenate(arrays, out=out)
+        out = _span(arrays, self.ALIGNMENT)
+        if out is None:
+            shape = (sum(len(a) for a in arrays), *np.shape(arrays[0])[1:])
+            out = self.lease(int(np.prod(shape)) * dtype.itemsize).view(dtype).reshape(shape)
+            np.concatenate(arrays, out=out)
         return tf.experimental.dlpack.from_dlpack(out.__dlpack__())
-
-    def _lease(self, nbytes: int) -> np.ndarray:
-        with self._lock:
-            for i, raw in enumerate(self._free):
-                if raw.nbytes == nbytes + self.ALIGNMENT:
-                    return self._free.pop(i)
-            self.allocated += 1
-        return np.empty(nbytes + self.ALIGNMENT, np.uint8)
 
     def _release(self, raw: np.ndarray) -> None:
         with self._lock:
@@ -69,18 +73,42 @@ class BlockBuffers:
             del self._free[:-self.KEEP]
 
 
-class StreamBatches:
-    """One pass: ``take(count)`` reads up to ``count`` batches and keeps them as one block of rows (``data``), with the
-    row indices ``ArrayBatches.take`` gives; a batch of fewer rows ends its block as the partial batch. An iterator
-    with ``recycle(batch)`` gets each batch back once its rows are copied."""
+_LEASES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # every live lease, by id
 
-    def __init__(self, iterator: Iterator[Any], first: Any = None, buffers: BlockBuffers | None = None) -> None:
+
+def _span(arrays: Sequence[np.ndarray], alignment: int) -> np.ndarray | None:
+    """One array over ``arrays`` when they are C-contiguous views of one lease, of one dtype and feature shape, each
+    starting where the one before ends, the first aligned; else None."""
+    first = arrays[0]
+    lease = getattr(first, "base", None)
+    if lease is None or _LEASES.get(id(lease)) is not lease or first.ctypes.data % alignment:
+        return None
+    end = first.ctypes.data
+    for a in arrays:
+        if (getattr(a, "base", None) is not lease or a.dtype != first.dtype or a.shape[1:] != first.shape[1:]
+                or not a.flags.c_contiguous or a.ctypes.data != end):
+            return None
+        end += a.nbytes
+    rows = lease[first.ctypes.data - lease.ctypes.data:end - lease.ctypes.data].view(first.dtype)
+    return rows.reshape(sum(len(a) for a in arrays), *first.shape[1:])
+
+
+#: The pool of every stream's blocks (C# batches are written into its leases; other batches are copied into them).
+POOL = BufferPool()
+
+
+class StreamBatches:
+    """One pass: ``take(count)`` reads up to ``count`` batches and keeps them as one block of rows (``data``): the
+    batches' own memory when they lie back to back in a lease (as C# batches do), else a copy. It returns the rows
+    of the full batches and of a partial last batch, each a ``range`` (the block's rows in order, so the compiled
+    call slices rather than gathers); a batch of fewer rows ends its block, one of more rows starts the next."""
+
+    def __init__(self, iterator: Iterator[Any], first: Any = None, pool: BufferPool | None = None) -> None:
         self._iterator = iterator
         self._pending = first
         self.data: Any = None
         self._batch_size = 0
-        self._buffers = buffers or BlockBuffers()
-        self._recycle = getattr(iterator, "recycle", None)
+        self._pool = pool or POOL
 
     def __iter__(self) -> StreamBatches:
         return self
@@ -101,7 +129,7 @@ class StreamBatches:
             return batch
         return next(self._iterator, None)
 
-    def take(self, count: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    def take(self, count: int) -> tuple[range | None, range | None]:
         full: list[Any] = []
         tail = None
         while len(full) < count:
@@ -125,14 +153,9 @@ class StreamBatches:
             return None, None
         parts = full + ([tail] if tail is not None else [])
         columns = zip(*(tree.flatten(part) for part in parts), strict=True)
-        self.data = tree.pack_sequence_as(parts[0], [self._buffers.gather(c) for c in columns])
-        if self._recycle is not None:
-            for part in parts:
-                self._recycle(part)
+        self.data = tree.pack_sequence_as(parts[0], [self._pool.block(c) for c in columns])
         size = len(full) * self._batch_size
-        full_rows = np.arange(size) if full else None
-        tail_rows = np.arange(size, size + _rows_of(tail)) if tail is not None else None
-        return full_rows, tail_rows
+        return (range(size) if full else None), (range(size, size + _rows_of(tail)) if tail is not None else None)
 
 
 class StreamDataAdapter:
@@ -146,7 +169,6 @@ class StreamDataAdapter:
     def __init__(self, stream: BatchStream) -> None:
         self._stream = stream
         self._first_pass: tuple[Iterator[Any], Any] | None = None
-        self._buffers = BlockBuffers()  # shared by the passes of one fit
 
     def first_batch(self) -> Any:
         """The first batch of the first pass (which then starts with it), to build the model before tracing."""
@@ -161,8 +183,8 @@ class StreamDataAdapter:
         if self._first_pass is not None:
             iterator, first = self._first_pass
             self._first_pass = None
-            return StreamBatches(iterator, first, self._buffers)
-        return StreamBatches(iter(self._stream.passes()), buffers=self._buffers)
+            return StreamBatches(iterator, first)
+        return StreamBatches(iter(self._stream.passes()))
 
     def on_epoch_begin(self) -> None:
         pass
