@@ -4,7 +4,8 @@ put together from them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,73 @@ def steps_function(strategy: tf.distribute.Strategy, step: Callable[[Any], Any],
         return run
     return per_rank(lambda: tf.function(run, reduce_retracing=True),
                     lambda iterator, steps: getattr(iterator, "element_spec", iterator))
+
+
+def local_replicas(strategy: tf.distribute.Strategy) -> bool:
+    """Whether ``strategy`` is a MirroredStrategy of more than one replica, every one in this process: the
+    strategy whose input split ``rows_function`` reproduces."""
+    return (isinstance(strategy, tf.distribute.MirroredStrategy) and strategy.num_replicas_in_sync > 1
+            and len(strategy.extended.worker_devices) == strategy.num_replicas_in_sync)
+
+
+_even_split = [False]  # set while the replicas of a step known to split evenly are traced
+
+
+@contextmanager
+def _splitting_evenly(even: bool) -> Iterator[None]:
+    previous, _even_split[0] = _even_split[0], even
+    try:
+        yield
+    finally:
+        _even_split[0] = previous
+
+
+def splits_evenly() -> bool:
+    """Whether the step being traced gives every replica as many rows (its global-batch share is exactly 1)."""
+    return _even_split[0]
+
+
+def replica_rows(rows: tf.Tensor, num_replicas: int, replica: Any) -> tf.Tensor:
+    """Replica ``replica``'s share of a global batch's row indices, as ``experimental_distribute_dataset``
+    splits a batch of ``m`` rows: ``ceil(m / R)`` rows per replica in order, the last ones fewer or none."""
+    m = tf.shape(rows)[0]
+    share = (m + num_replicas - 1) // num_replicas
+    begin = tf.minimum(tf.cast(replica, m.dtype) * share, m)
+    return rows[begin:tf.minimum(begin + share, m)]
+
+
+def rows_function(strategy: tf.distribute.Strategy, step: Callable[[Any], Any]) -> Callable[..., Any]:
+    """The rows function (see ``TrainMixin._rows_function``) under a MirroredStrategy: each replica gathers its
+    share of every global batch itself inside the compiled loop, as one device gathers its batches. No tf.data
+    pipeline, rebatching or multi-device iterator per epoch or step; the rows each replica sees are those the
+    distributed dataset gives it, so the numbers are the same. The last step's logs are reduced by MEAN."""
+    num_replicas = strategy.num_replicas_in_sync
+
+    def on_replica(data: Any, rows: tf.Tensor) -> Any:
+        replica = tf.distribute.get_replica_context().replica_id_in_sync_group
+        mine = replica_rows(rows, num_replicas, replica)
+        return step(tree.map_structure(lambda t: tf.gather(t, mine), data))
+
+    def one_step(data: Any, rows: tf.Tensor, even: bool) -> Any:
+        with _splitting_evenly(even):
+            return strategy.run(on_replica, args=(data, rows))
+
+    def run(data: Any, full_rows: Any, tail_rows: Any, batch_size: int, reset: bool = False) -> Any:
+        if reset:
+            raise ValueError("the metric reset runs before the call under a strategy: got reset=True")
+        logs = None
+        if full_rows is not None:
+            even = batch_size % num_replicas == 0
+            logs = one_step(data, full_rows[:batch_size], even)
+            for i in tf.range(1, tf.shape(full_rows)[0] // batch_size):
+                logs = one_step(data, full_rows[i * batch_size:(i + 1) * batch_size], even)
+        if tail_rows is not None:
+            logs = one_step(data, tail_rows, False)
+        return tree.map_structure(
+            lambda v: strategy.reduce("MEAN", v, axis=None) if isinstance(v, tf.distribute.DistributedValues)
+            else v, logs)
+
+    return run
 
 
 def _ranks(value: Any) -> tuple[int | None, ...]:

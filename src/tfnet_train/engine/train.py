@@ -116,6 +116,9 @@ class TrainMixin:
         step = self._counted(self.train_step)
         self.train_function = self._make_function(step)
         self._train_rows_function = self._rows_function(step)
+        if replicas.local_replicas(self.distribute_strategy):  # in-memory arrays under MirroredStrategy
+            run = replicas.rows_function(self.distribute_strategy, step)
+            self._train_rows_function = run if self.run_eagerly else _ConcreteRows(run, self.jit_compile)
         self._engine.replica_steps_function = replicas.steps_function(self.distribute_strategy, step,
                                                                       eager=self.run_eagerly)
         return self.train_function
@@ -363,7 +366,7 @@ def _share_of_global_batch(loss: tf.Tensor, x: Any) -> tf.Tensor:
     last batch) weighs every row as one device does, as TensorFlow's ``compute_average_loss`` with the global
     batch size. The factor is exactly 1 for even splits."""
     context = tf.distribute.get_replica_context()
-    if context is None or context.num_replicas_in_sync <= 1:
+    if context is None or context.num_replicas_in_sync <= 1 or replicas.splits_evenly():
         return loss
     rows = tf.cast(_batch_size(x), loss.dtype)
     total = context.all_reduce(tf.distribute.ReduceOp.SUM, rows)

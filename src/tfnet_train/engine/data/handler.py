@@ -16,7 +16,7 @@ import tensorflow as tf
 from keras.utils import unpack_x_y_sample_weight
 
 from tfnet_train.distribution import agreed_seed
-from tfnet_train.engine import keras_internals
+from tfnet_train.engine import keras_internals, replicas
 from tfnet_train.engine.data.stream import STREAM_BLOCK, BatchStream, StreamDataAdapter
 from tfnet_train.engine.data.tensor_like import ArrayBatches, Batch, TensorLikeDataAdapter, is_tensor_like
 from tfnet_train.semantics import KERAS_PROFILE, Profile
@@ -107,6 +107,9 @@ class DataHandler:
         self.reset_metrics_first = False  # the next execution resets the metrics before its steps
         # Under a strategy, a block's steps run in one compiled loop when the pass's length is known
         self.steps_in_one_call = False
+        # Under a MirroredStrategy, in-memory arrays whose steps run in one call: the replicas gather their rows
+        self._replica_rows_possible = tensor_like and replicas.local_replicas(strategy)
+        self.replica_rows = False
         # Keras's epoch iterator counts the steps; on one device over in-memory data it builds no tf.data pipeline
         self._epochs = keras_internals.KerasEpochs(self, adapter, steps_per_epoch, steps_per_execution, strategy,
                                                    pipeline=not self.fast)
@@ -150,6 +153,8 @@ class DataHandler:
 
     # ----- the passes, made for Keras's epoch iterator ------------------------------------------------------
     def next_pass(self) -> Any:
+        if self.replica_rows:
+            return self.data_adapter.epoch_batches(self.epoch)
         if self._agreed_order:
             strategy, adapter, epoch = self._epochs.strategy, self.data_adapter, self.epoch
             return _LazyPass(lambda: strategy.experimental_distribute_dataset(adapter.epoch_dataset(epoch)))
@@ -176,6 +181,7 @@ class DataHandler:
         elif training and not self.fast and self.steps_per_execution == 1 and self._known_passes():
             self.steps_per_execution = int(self.num_batches)
             self.steps_in_one_call = True
+            self.replica_rows = self._replica_rows_possible and self._fit_level is None
 
     def _known_passes(self) -> bool:
         """Whether every pass runs exactly num_batches steps (a compiled loop must not read past the data)."""
