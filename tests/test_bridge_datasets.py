@@ -109,6 +109,18 @@ def _model() -> tfnet_train.Model:
     return model
 
 
+def _streamed_as_arrays(dataset: tf.data.Dataset, x: np.ndarray, y: np.ndarray, batch_size: int,
+                        epochs: int) -> tuple[tfnet_train.Model, tfnet_train.Model, dict, keras.callbacks.History]:
+    """A model fit on the stream and its twin on the same rows as arrays: equal weights, bit for bit."""
+    streamed, arrays = _model(), _model()
+    arrays.set_weights(streamed.get_weights())
+    history = datasets.fit_dataset(streamed, dataset, epochs=epochs)
+    expected = arrays.fit(x, y, batch_size=batch_size, epochs=epochs, shuffle=False, verbose=0)
+    for a, b in zip(streamed.get_weights(), arrays.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    return streamed, arrays, history, expected
+
+
 def test_fit_dataset_restores_the_model_after_a_data_error() -> None:
     model = _model()
     x = np.random.rand(12, 4).astype(np.float32)
@@ -164,12 +176,7 @@ def test_fit_reads_streamed_batches_ahead_into_memory_it_offers() -> None:
     served: list[int] = []
     offers: list[list[tuple[int, int]]] = []
     dataset, producer = _stream_of(batches, 3, served, offers)
-    streamed, arrays = _model(), _model()
-    arrays.set_weights(streamed.get_weights())
-    history = datasets.fit_dataset(streamed, dataset, epochs=3)
-    expected = arrays.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
-    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
-        np.testing.assert_array_equal(a, b)
+    streamed, arrays, history, expected = _streamed_as_arrays(dataset, x, y, 8, 3)
     np.testing.assert_array_equal(history["history"]["loss"], expected.history["loss"])
     assert len(served) == 3 * len(batches)
     assert offers[0] == [] and {len(o) for o in offers[1:]} == {2}  # after the first batch every request offers memory
@@ -200,12 +207,7 @@ def test_each_batch_is_written_once_at_its_row_offset_and_the_block_is_that_memo
     served: list[int] = []
     offers: list[list[tuple[int, int]]] = []
     dataset, producer = _stream_of(batches, 2, served, offers)
-    streamed, arrays = _model(), _model()
-    arrays.set_weights(streamed.get_weights())
-    datasets.fit_dataset(streamed, dataset, epochs=2)
-    arrays.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
-    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
-        np.testing.assert_array_equal(a, b)
+    _streamed_as_arrays(dataset, x, y, 8, 2)
     sizes = (x[:8].nbytes, y[:8].nbytes)  # a slot per part: one batch's bytes
     starts = []
     for first, offset in ((1, 1), (9, 0)):  # the first pass's first batch came with its bytes, into slot 0
@@ -307,12 +309,7 @@ def test_each_epoch_reads_one_pass_and_an_error_in_a_later_epoch_still_restores(
     served: list[int] = []
     plan = [batches] * 3 + [batches, batches[:3] + ["batch 3 part 0 is float32 (2, 5)"], batches]
     dataset, producer = _stream_of(batches, 0, served, plan=plan)
-    streamed, arrays = _model(), _model()
-    arrays.set_weights(streamed.get_weights())
-    datasets.fit_dataset(streamed, dataset, epochs=3)
-    arrays.fit(x, y, batch_size=2, epochs=3, shuffle=False, verbose=0)
-    for a, b in zip(streamed.get_weights(), arrays.get_weights()):
-        np.testing.assert_array_equal(a, b)
+    streamed, _, _, _ = _streamed_as_arrays(dataset, x, y, 2, 3)
     assert len(served) == 3 * len(batches)
     before = [v.numpy().copy() for v in streamed.weights + streamed.optimizer.variables]
     with pytest.raises(ValueError, match="batch 3 part 0 is float32"):  # in the second epoch's pass
