@@ -8,29 +8,22 @@ namespace TfNetTrain.Demo
     /// <summary>What the conformance check found and where it wrote its report.</summary>
     public sealed class ConformanceOutcome
     {
-        internal ConformanceOutcome(bool passed, string table, string htmlPath, string jsonPath, double csharpSeconds)
-        {
-            Passed = passed;
-            Table = table;
-            HtmlPath = htmlPath;
-            JsonPath = jsonPath;
-            CSharpSeconds = csharpSeconds;
-        }
+        internal ConformanceOutcome() { }
 
         /// <summary>True when every stage of every step agreed within the case's tolerance.</summary>
-        public bool Passed { get; }
+        public bool Passed { get; internal set; }
 
         /// <summary>The stage table with maximum errors and the verdict, ready to print.</summary>
-        public string Table { get; }
+        public string Table { get; internal set; }
 
         /// <summary>The HTML report (index.html).</summary>
-        public string HtmlPath { get; }
+        public string HtmlPath { get; internal set; }
 
         /// <summary>The machine-readable report (report.json).</summary>
-        public string JsonPath { get; }
+        public string JsonPath { get; internal set; }
 
         /// <summary>Time the C# reference trainer took for the case.</summary>
-        public double CSharpSeconds { get; }
+        public double CSharpSeconds { get; internal set; }
     }
 
     /// <summary>
@@ -83,8 +76,11 @@ namespace TfNetTrain.Demo
                 using (var html = report.GetItem("html"))
                 using (var json = report.GetItem("json"))
                 {
-                    return new ConformanceOutcome(passed.IsTrue(), table.As<string>(), html.As<string>(),
-                                                  json.As<string>(), csharpSeconds);
+                    return new ConformanceOutcome
+                    {
+                        Passed = passed.IsTrue(), Table = table.As<string>(), HtmlPath = html.As<string>(),
+                        JsonPath = json.As<string>(), CSharpSeconds = csharpSeconds,
+                    };
                 }
             });
         }

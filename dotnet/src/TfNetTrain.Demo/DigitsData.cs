@@ -8,25 +8,19 @@ namespace TfNetTrain.Demo
     /// </summary>
     public sealed class DigitsData
     {
-        private DigitsData(NDArray xTrain, NDArray yTrain, NDArray xTest, NDArray yTest)
-        {
-            XTrain = xTrain;
-            YTrain = yTrain;
-            XTest = xTest;
-            YTest = yTest;
-        }
+        private DigitsData() { }
 
         /// <summary>Training images, (n, 64).</summary>
-        public NDArray XTrain { get; }
+        public NDArray XTrain { get; private set; }
 
         /// <summary>Training labels, (n,).</summary>
-        public NDArray YTrain { get; }
+        public NDArray YTrain { get; private set; }
 
         /// <summary>Test images, (m, 64).</summary>
-        public NDArray XTest { get; }
+        public NDArray XTest { get; private set; }
 
         /// <summary>Test labels, (m,).</summary>
-        public NDArray YTest { get; }
+        public NDArray YTest { get; private set; }
 
         /// <summary>Pixels per image.</summary>
         public int Features => XTrain.Dim(1);
@@ -46,7 +40,7 @@ namespace TfNetTrain.Demo
                     {
                         using (var item = split.GetItem(i)) parts[i] = NDArray.FromPython(item);
                     }
-                    return new DigitsData(parts[0], parts[1], parts[2], parts[3]);
+                    return new DigitsData { XTrain = parts[0], YTrain = parts[1], XTest = parts[2], YTest = parts[3] };
                 }
             });
         }
