@@ -77,7 +77,7 @@ def test_a_kubeflow_tfjob_tf_config_is_the_launchers_for_the_same_services(monke
         assert (resolver.task_type, resolver.task_id) == ("worker", index)
 
 
-def test_print_tf_config_checks_the_spec() -> None:
+def test_print_tf_config_checks_the_spec(tmp_path: Path) -> None:
     assert launcher.cluster_tf_configs('{"worker": ["a:1", "b:2"]}') == launcher.cluster_tf_configs("a:1,b:2")
     whole = json.loads(launcher.cluster_tf_configs("a:1,b:2")[1])
     assert launcher.parse_hosts(json.dumps(whole)) == ["a:1", "b:2"]  # a whole TF_CONFIG's cluster
@@ -99,6 +99,15 @@ def test_print_tf_config_checks_the_spec() -> None:
         launcher.launch(["true"], 1, hosts="a:1", netns=True)
     with pytest.raises(ValueError, match="cannot be read"):
         launcher.parse_hosts("@/nonexistent/spec.json")
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"worker": ["a:1", "b:2"]}')
+    assert launcher.parse_hosts(f"@{spec}") == ["a:1", "b:2"]
+    spec.write_bytes(b" " * launcher.CLUSTER_SPEC_MAX_BYTES + b"a:1")
+    with pytest.raises(ValueError, match=r"spec.json' must be at most 1048576 bytes"):
+        launcher.parse_hosts(f"@{spec}")
+    spec.write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match=r"spec.json' must be UTF-8 text"):
+        launcher.parse_hosts(f"@{spec}")
     with pytest.raises(ValueError, match="collective_timeout must be a positive"):
         launcher.launch(["true"], 1, collective_timeout=0)
 

@@ -136,8 +136,15 @@ def tf_config(ports: Sequence[int], index: int, host: str = "127.0.0.1") -> str:
     """The ``TF_CONFIG`` JSON of worker ``index`` in a cluster of workers at ``host:port`` for each port."""
     if not 0 <= index < len(ports):
         raise ValueError(f"index must be in [0, {len(ports)}), got {index}")
-    workers = [f"{host}:{port}" for port in ports]
-    return json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}})
+    return _worker_config([f"{host}:{port}" for port in ports], index)
+
+
+def _worker_config(addresses: list[str], index: int) -> str:
+    return json.dumps({"cluster": {"worker": addresses}, "task": {"type": "worker", "index": index}})
+
+
+#: The largest cluster spec file ``--hosts @FILE`` reads (a spec names addresses: far below this).
+CLUSTER_SPEC_MAX_BYTES = 1 << 20
 
 
 def parse_hosts(hosts: str | Sequence[str]) -> list[str]:
@@ -147,11 +154,19 @@ def parse_hosts(hosts: str | Sequence[str]) -> list[str]:
     if isinstance(hosts, str):
         text = hosts.strip()
         if text.startswith("@"):
+            path = text[1:]
             try:
-                with open(text[1:], encoding="utf-8") as file:
-                    text = file.read().strip()
+                with open(path, "rb") as file:
+                    data = file.read(CLUSTER_SPEC_MAX_BYTES + 1)
             except OSError as error:
-                raise ValueError(f"cluster spec file {text[1:]!r} cannot be read: {error.strerror}") from None
+                raise ValueError(f"cluster spec file {path!r} cannot be read: {error.strerror}") from None
+            if len(data) > CLUSTER_SPEC_MAX_BYTES:
+                raise ValueError(f"cluster spec file {path!r} must be at most {CLUSTER_SPEC_MAX_BYTES} bytes, "
+                                 "got more")
+            try:
+                text = data.decode("utf-8").strip()
+            except UnicodeDecodeError:
+                raise ValueError(f"cluster spec file {path!r} must be UTF-8 text") from None
         if text.startswith("{"):
             try:
                 spec = json.loads(text)
@@ -186,8 +201,7 @@ def parse_hosts(hosts: str | Sequence[str]) -> list[str]:
 def cluster_tf_configs(hosts: str | Sequence[str]) -> list[str]:
     """The ``TF_CONFIG`` JSON of every worker of a cluster at ``hosts`` (see ``parse_hosts``), worker 0 first."""
     addresses = parse_hosts(hosts)
-    return [json.dumps({"cluster": {"worker": addresses}, "task": {"type": "worker", "index": i}})
-            for i in range(len(addresses))]
+    return [_worker_config(addresses, i) for i in range(len(addresses))]
 
 
 def communication_options(timeout_seconds: float | None = None) -> object:
