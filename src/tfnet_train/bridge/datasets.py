@@ -151,21 +151,18 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
 
 def evaluate_dataset(model: Any, dataset: Any, steps: int | None = None) -> dict[str, float]:
     """`model.evaluate(dataset)`, silent, as a dict of logs; the dataset's elements must be (x, y[, sample_weight])."""
-    from tfnet_train.bridge.models import _check_model
+    from tfnet_train.bridge.models import evaluate
 
-    model = _check_model(model)
     check_element(dataset, (2, 3), "dataset")
-    logs = model.evaluate(dataset, verbose=0, steps=steps, return_dict=True)
-    return {name: float(value) for name, value in logs.items()}
+    return evaluate(model, dataset, steps=steps)
 
 
 def predict_dataset(model: Any, dataset: Any, steps: int | None = None) -> list[tf.Tensor]:
     """`model.predict(dataset)`, silent: one eager tensor per model output (a single output is a one-item list)."""
-    from tfnet_train.bridge.models import _check_model
+    from tfnet_train.bridge.models import predict_tensors
 
     check_element(dataset, (1, 2, 3), "dataset")
-    out = _check_model(model).predict(dataset, verbose=0, steps=steps)
-    return [tf.convert_to_tensor(o) for o in (out if isinstance(out, list | tuple) else [out])]
+    return predict_tensors(model, dataset, steps=steps)
 
 
 def image_dataset_from_directory(directory: str, image_size: Sequence[int] | None = None,

@@ -153,9 +153,9 @@ def predict(model: Any, x: Any, batch_size: int | None = None, steps: int | None
     return exchange_list(out if isinstance(out, list | tuple) else [out])
 
 
-def predict_tensors(model: Any, x: Any, batch_size: int | None = None) -> list[tf.Tensor]:
+def predict_tensors(model: Any, x: Any, batch_size: int | None = None, steps: int | None = None) -> list[tf.Tensor]:
     """`model.predict`, silent, as eager tensors (one per model output) that stay in Python until read."""
-    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0)
+    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0, steps=steps)
     return [tf.convert_to_tensor(o) for o in (out if isinstance(out, list | tuple) else [out])]
 
 
