@@ -115,10 +115,10 @@ class TrainMixin:
             return self.train_function
         step = self._counted(self.train_step)
         self.train_function = self._make_function(step)
-        self._train_rows_function = self._rows_function(step)
         if replicas.local_replicas(self.distribute_strategy):  # in-memory arrays under MirroredStrategy
-            run = replicas.rows_function(self.distribute_strategy, step)
-            self._train_rows_function = run if self.run_eagerly else _ConcreteRows(run, self.jit_compile)
+            self._train_rows_function = self._compiled_rows(replicas.rows_function(self.distribute_strategy, step))
+        else:
+            self._train_rows_function = self._rows_function(step)
         self._engine.replica_steps_function = replicas.steps_function(self.distribute_strategy, step,
                                                                       eager=self.run_eagerly)
         return self.train_function
@@ -208,9 +208,11 @@ class TrainMixin:
                 logs = step(tree.map_structure(lambda t: rows(t, tail_rows, False), data))
             return logs
 
-        if self.run_eagerly:
-            return run
-        return _ConcreteRows(run, self.jit_compile)
+        return self._compiled_rows(run)
+
+    def _compiled_rows(self, run: Callable[..., Any]) -> Callable[..., Any]:
+        """A rows function as the model runs it: as it is when eager, else through one concrete function per form."""
+        return run if self.run_eagerly else _ConcreteRows(run, self.jit_compile)
 
     # ----- traced step -------------------------------------------------------------------------------------------
 
