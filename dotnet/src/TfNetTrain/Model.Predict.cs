@@ -78,12 +78,7 @@ namespace TfNetTrain
             ModelInputs inputs = x.Count == 1 ? ModelInputs.One(x[0], nameof(x)) : ModelInputs.Many(x, nameof(x));
             return Call(f =>
             {
-                using (var px = inputs.ToPython(view: false))
-                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "batch_size", batchSize } }))
-                using (var outputs = f["predict_tensors"].Invoke(new[] { _handle, px }, kwargs))
-                {
-                    return read(outputs);
-                }
+                using (var outputs = InvokePredict(f, inputs, batchSize, null, "predict_tensors")) return read(outputs);
             });
         }
 
@@ -102,12 +97,13 @@ namespace TfNetTrain
             });
         }
 
-        private PyObject InvokePredict(BridgeFacade f, ModelInputs x, int? batchSize, int? steps)
+        /// <summary>The bridge's <paramref name="function"/> ("predict": exchange arrays; "predict_tensors": tensors) on x.</summary>
+        private PyObject InvokePredict(BridgeFacade f, ModelInputs x, int? batchSize, int? steps, string function = "predict")
         {
             using (var px = x.ToPython(view: false))
             using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "batch_size", batchSize }, { "steps", steps } }))
             {
-                return f["predict"].Invoke(new[] { _handle, px }, kwargs);
+                return f[function].Invoke(new[] { _handle, px }, kwargs);
             }
         }
     }
