@@ -61,11 +61,8 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    """Whether process ``pid`` runs (a zombie has ended)."""
+    return launcher.process_state(pid) not in (None, "Z")
 
 
 def _launch(net: netns.Network, command: list[str], env: dict[str, str]) -> tuple[int, str, str]:

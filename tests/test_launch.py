@@ -44,12 +44,8 @@ def _env_with_package() -> dict[str, str]:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie has ended
-        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    """Whether process ``pid`` runs (a zombie has ended)."""
+    return launcher.process_state(pid) not in (None, "Z")
 
 
 def _own_non_loopback_ipv4() -> str | None:

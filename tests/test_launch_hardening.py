@@ -27,12 +27,8 @@ def _env() -> dict[str, str]:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    """Whether process ``pid`` runs (a zombie has ended)."""
+    return launcher.process_state(pid) not in (None, "Z")
 
 
 HOST = """\

@@ -457,13 +457,19 @@ def _how(code: int) -> str:
     return "it exited with that status"
 
 
-def _stopped(pid: int) -> bool:
-    """Whether process ``pid`` is stopped (state T or t in /proc: SIGSTOP, SIGTSTP, a tracer)."""
+def process_state(pid: int) -> str | None:
+    """Process ``pid``'s state letter in /proc (``R``, ``S``, ``T`` stopped, ``Z`` ended but not reaped, ...); None
+    when there is no such process (or no /proc)."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+            return stat.read().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        return False
+        return None
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (state T or t: SIGSTOP, SIGTSTP, a tracer)."""
+    return process_state(pid) in ("T", "t")
 
 
 def _end_all(processes: list[subprocess.Popen], grace: float = TERMINATE_GRACE) -> None:
