@@ -237,17 +237,38 @@ def _epochs(x: np.ndarray, steps_per_epoch: int | None, pipeline: bool = True) -
     return owner.epochs, owner
 
 
-def test_epoch_iterator_without_a_pipeline_sets_the_fields_keras_sets() -> None:
+def _keras_made(x: np.ndarray) -> Any:
+    adapter = keras_internals.get_data_adapter(x, batch_size=2)
+    return keras_internals.TFEpochIterator(distribute_strategy=tf.distribute.get_strategy(), x=adapter)
+
+
+@pytest.mark.parametrize("pipeline", [True, False])
+def test_epoch_iterator_sets_the_fields_keras_sets(pipeline: bool) -> None:
     x = np.ones((6, 2), np.float32)
-    keras_made, _ = _epochs(x, None)
-    ours, _ = _epochs(x, None, pipeline=False)
+    keras_made = _keras_made(x)
+    ours, _ = _epochs(x, None, pipeline=pipeline)
     for field in ("steps_per_epoch", "steps_per_execution", "_current_iterator", "_epoch_iterator", "_steps_seen",
-                  "data_adapter", "_num_batches", "_distribute_strategy"):
-        canary(field in vars(keras_made), f"EpochIterator.{field}", "the fast path sets the iterator's state itself")
+                  "data_adapter", "_num_batches", "_distribute_strategy", "_distributed_dataset"):
+        canary(field in vars(keras_made), f"EpochIterator.{field}", "KerasEpochs sets the iterator's state itself")
         assert field in vars(ours)
-    extra = set(vars(keras_made)) - set(vars(ours)) - {"_distributed_dataset"}
-    canary(not extra, f"EpochIterator fields {sorted(extra)}", "the fast path sets every field Keras's __init__ sets")
+    extra = set(vars(keras_made)) - set(vars(ours))
+    canary(not extra, f"EpochIterator fields {sorted(extra)}", "KerasEpochs sets every field Keras's __init__ sets")
     canary(keras_made.num_batches == ours.num_batches == 3, "EpochIterator._num_batches", "a block's step count")
+
+
+def test_a_pipelined_epoch_iterator_distributes_its_dataset_on_the_first_pass_as_keras_does_at_once() -> None:
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    keras_made = _keras_made(x)
+    canary(isinstance(keras_made._distributed_dataset, tf.distribute.DistributedDataset)
+           or isinstance(keras_made._distributed_dataset, tf.data.Dataset),
+           "TFEpochIterator._distributed_dataset", "KerasEpochs distributes the adapter's dataset on first use")
+    ours, _ = _epochs(x, None)
+    assert ours._distributed_dataset is None
+    ours_batches = [b[0].numpy() for b in ours.keras_pass()]
+    keras_batches = [b[0].numpy() for b in keras_made._get_iterator()]
+    canary(len(keras_batches) == 3, "TFEpochIterator._get_iterator", "Keras's pass is its distributed dataset")
+    np.testing.assert_array_equal(np.stack(ours_batches), np.stack(keras_batches))
+    assert ours.keras_pass() is ours._distributed_dataset  # distributed once
 
 
 def test_epoch_iterator_makes_passes_and_warns_through_its_owner() -> None:

@@ -90,3 +90,24 @@ def test_the_loop_serves_only_replicas_of_this_process(mirrored: tf.distribute.M
     assert not replicas.local_replicas(tf.distribute.MirroredStrategy(["/cpu:0"]))
     with pytest.raises(ValueError, match="reset=True"):
         replicas.rows_function(mirrored, lambda data: {})({}, None, None, 4, reset=True)
+
+
+def test_a_fit_whose_replicas_gather_their_rows_distributes_no_dataset(
+        mirrored: tf.distribute.MirroredStrategy, monkeypatch: pytest.MonkeyPatch) -> None:
+    distributed: list[tf.data.Dataset] = []
+    original = tf.distribute.MirroredStrategy.experimental_distribute_dataset
+
+    def counting(self: tf.distribute.MirroredStrategy, dataset: tf.data.Dataset, *args: object, **kwargs: object):
+        distributed.append(dataset)
+        return original(self, dataset, *args, **kwargs)
+
+    monkeypatch.setattr(tf.distribute.MirroredStrategy, "experimental_distribute_dataset", counting)
+    x, y, _ = _data()
+    with mirrored.scope():
+        model = tfnet_train.Sequential([keras.Input((5,)), keras.layers.Dense(1)])
+        model.compile(tfnet_train.optimizers.SGD(0.05), "mse")
+    model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    assert len(model._train_rows_function._concrete) > 0
+    assert distributed == []  # Keras distributes its dataset when its epoch iterator is made; nothing reads it here
+    model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(8), epochs=2, verbose=0)
+    assert len(distributed) == 1  # a dataset is distributed once per fit, on its first pass
