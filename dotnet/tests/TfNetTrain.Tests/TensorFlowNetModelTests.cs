@@ -119,7 +119,48 @@ namespace TfNetTrain.Tests
             Assert.AreEqual(4, norm.Weights.Count);
             Assert.AreEqual(2, norm.TrainableWeights.Count);
             Assert.AreEqual(2, norm.NonTrainableWeights.Count);
-            Assert.AreEqual(1, norm.Weights.Count(w => w.Name.EndsWith("gamma")));
+            Assert.AreEqual(1, norm.Weights.Count(w => w.Name.StartsWith("gamma")));
+            var gamma = (ResourceVariable)norm.Weights.Single(w => w.Name.StartsWith("gamma"));
+            Assert.AreEqual("gamma:0", gamma.Name, "TF.NET's eager name: no layer scope, output suffix");
+            StringAssert.EndsWith("/gamma", gamma.Path);
+        }
+
+        [Test]
+        public void FaceCompileNamingNoSemanticsUsesFaceOptionsThenTheEnvironment()
+        {
+            string before = Environment.GetEnvironmentVariable(FaceOptions.SemanticsVariable);
+            try
+            {
+                Environment.SetEnvironmentVariable(FaceOptions.SemanticsVariable, null);
+                Assert.AreEqual("keras", FaceOptions.Semantics);
+                Environment.SetEnvironmentVariable(FaceOptions.SemanticsVariable, "tfnet");
+                Assert.AreEqual("tfnet", FaceOptions.Semantics);
+
+                // Rnn.Test's SimpleRNN case: CategoricalCrossentropy on (N, 1) class ids, which only TF.NET's numbers take
+                var input = keras.Input(4);
+                var output = keras.layers.Dense(3, activation: "softmax").Apply(input);
+                var model = keras.Model(input, output);
+                model.compile(keras.optimizers.Adam(), keras.losses.CategoricalCrossentropy(), new[] { "accuracy" });
+                var x = np.random.randn(8, 4).astype(np.float32);
+                var ids = np.array(new float[] { 0, 1, 2, 0, 1, 2, 0, 1 }).reshape((8, 1));
+                model.fit(x, ids, batch_size: 4, epochs: 1, verbose: 0);
+
+                FaceOptions.Semantics = "keras";  // set in code: wins over the environment
+                var strict = keras.Model(input, output);
+                strict.compile(keras.optimizers.Adam(), keras.losses.CategoricalCrossentropy(), new[] { "accuracy" });
+                Assert.Throws<TfNetTrainArgumentException>(() => strict.fit(x, ids, batch_size: 4, epochs: 1, verbose: 0));
+
+                Environment.SetEnvironmentVariable(FaceOptions.SemanticsVariable, "TFNET");
+                FaceOptions.Semantics = null;
+                var bad = Assert.Throws<TfNetTrainArgumentException>(() => { var s = FaceOptions.Semantics; });
+                Assert.AreEqual(FaceOptions.SemanticsVariable, bad.ParamName);
+                StringAssert.Contains("\"TFNET\"", bad.Message);
+            }
+            finally
+            {
+                FaceOptions.Semantics = null;
+                Environment.SetEnvironmentVariable(FaceOptions.SemanticsVariable, before);
+            }
         }
     }
 }

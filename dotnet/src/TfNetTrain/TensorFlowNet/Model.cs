@@ -26,10 +26,10 @@ namespace TfNetTrain.TensorFlowNet
     public interface IModel : ILayer
     {
         /// <summary>Configures training.</summary>
-        void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = "keras");
+        void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = null);
 
         /// <summary>Configures training from string identifiers.</summary>
-        void compile(string optimizer, string loss, string[] metrics = null, string semantics = "keras");
+        void compile(string optimizer, string loss, string[] metrics = null, string semantics = null);
 
         /// <summary>Trains on arrays.</summary>
         History fit(NDArray x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
@@ -250,13 +250,13 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>Configures training (optimizer and loss objects or their string names, metric names).</summary>
-        public void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = "keras")
+        public void compile(IOptimizer optimizer = null, ILossFunc loss = null, string[] metrics = null, string semantics = null)
         {
             OptimizerV2 opt = Optimizer(optimizer);
             Loss lossObject = LossOf(loss);
             metrics = MetricNames(metrics);
             if (lossObject != null && lossObject.Spec == null) compile(opt, lossObject, (metrics ?? new string[0]).Cast<object>().ToArray(), semantics);
-            else EngineModel.Compile(opt?.Spec ?? (OptimizerSpec)"rmsprop", lossObject?.Spec, metrics, semantics);
+            else EngineModel.Compile(opt?.Spec ?? (OptimizerSpec)"rmsprop", lossObject?.Spec, metrics, FaceOptions.Resolve(semantics));
         }
 
         /// <summary>
@@ -282,7 +282,7 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>Configures training with metric objects (keras.metrics.*, C# Metric subclasses) or names.</summary>
-        public void compile(IOptimizer optimizer, ILossFunc loss, Metric[] metrics, string semantics = "keras")
+        public void compile(IOptimizer optimizer, ILossFunc loss, Metric[] metrics, string semantics = null)
         {
             compile(Optimizer(optimizer), LossOf(loss), (metrics ?? new Metric[0]).Cast<object>().ToArray(), semantics);
         }
@@ -301,7 +301,7 @@ namespace TfNetTrain.TensorFlowNet
                 using (var o = opt is OptimizerSpec spec ? PyConvert.SpecPair(spec) : Face.ToPython(opt))
                 using (var l = lossArg is LossSpec ls ? PyConvert.SpecPair(ls) : Face.ToPython(lossArg))
                 using (var ms = Face.ToPython(items))
-                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "semantics", semantics } }))
+                using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "semantics", FaceOptions.Resolve(semantics) } }))
                 using (f["compile_model"].Invoke(new[] { model.PythonObject, o, l, ms }, kwargs))
                 {
                     return 0;
@@ -310,9 +310,9 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>Configures training from string identifiers ("adam", "sparse_categorical_crossentropy").</summary>
-        public void compile(string optimizer, string loss, string[] metrics = null, string semantics = "keras")
+        public void compile(string optimizer, string loss, string[] metrics = null, string semantics = null)
         {
-            EngineModel.Compile(optimizer, loss, MetricNames(metrics), semantics);
+            EngineModel.Compile(optimizer, loss, MetricNames(metrics), FaceOptions.Resolve(semantics));
         }
 
         /// <summary>Trains on arrays; batch_size -1 is Keras's default (32).</summary>

@@ -157,7 +157,7 @@ namespace TfNetTrain.TensorFlowNet
     /// <summary>A trainable variable (TF.NET's IVariableV1).</summary>
     public interface IVariableV1
     {
-        /// <summary>The variable's path, e.g. "sequential/dense/kernel".</summary>
+        /// <summary>The variable's name as TF.NET's eager mode gives it: "kernel:0" (no layer scope).</summary>
         string Name { get; }
 
         /// <summary>The shape.</summary>
@@ -177,8 +177,21 @@ namespace TfNetTrain.TensorFlowNet
         {
         }
 
-        /// <summary>The variable's path.</summary>
-        public string Name => name;
+        /// <summary>
+        /// The variable's name as TF.NET's eager mode gives it, "beta:0": Keras's short name with TensorFlow's output
+        /// suffix (TF.NET skips layer name scopes in eager mode); <see cref="Path"/> is the scoped one.
+        /// </summary>
+        public string Name => Run(f =>
+        {
+            using (var n = Handle.GetAttr("name"))
+            {
+                string short_name = n.As<string>();
+                return short_name.Contains(":") ? short_name : short_name + ":0";
+            }
+        });
+
+        /// <summary>The variable's path, e.g. "sequential/dense/kernel" (Keras's variable.path).</summary>
+        public string Path => name;
 
         /// <summary>Sets the value (same shape; converted to the variable's dtype); returns this variable.</summary>
         public ResourceVariable assign(Tensor value) => Assign("assign", value, nameof(value));
