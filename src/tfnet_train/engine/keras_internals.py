@@ -201,7 +201,9 @@ class KerasEpochs(TFEpochIterator):
     """Keras's TensorFlow epoch iterator (step counting, steps_per_execution, running out of data, distribution),
     driven by an owner (the DataHandler composes it): Keras's step loop asks ``owner.next_pass()`` for each pass and
     calls ``owner.warn_interrupted()`` when the data runs out; the owner calls ``keras_pass``/``keras_warn_interrupted``
-    for Keras's own. With ``pipeline=False`` (in-memory arrays and streams on one device) no tf.data pipeline is built.
+    for Keras's own. With ``pipeline=True`` the adapter is one of Keras's and ``keras_pass`` is the distributed dataset,
+    distributed on first use; with ``pipeline=False`` (in-memory arrays and streams on one device) the owner makes every
+    pass and no dataset is ever distributed.
     """
 
     def __init__(self, owner: Any, adapter: Any, steps_per_epoch: int | None, steps_per_execution: int,
@@ -215,7 +217,7 @@ class KerasEpochs(TFEpochIterator):
                                                   steps_per_execution=steps_per_execution)
             self._distribute_strategy = strategy
             return
-        # The state EpochIterator.__init__ sets.
+        # The state EpochIterator.__init__ sets (its get_data_adapter does not take a stream's adapter).
         self.steps_per_epoch = steps_per_epoch
         self.steps_per_execution = steps_per_execution
         self._current_iterator = None
