@@ -106,3 +106,31 @@ def test_a_file_that_is_not_hdf5_is_still_told_apart(tmp_path: Path) -> None:
     with h5py.File(tmp_path / "y.h5", "w") as f:
         f["other"] = 1
     assert save._is_weights_h5(tmp_path / "y.h5") is False
+
+
+def test_weights_under_any_name_are_written_by_the_face_path_and_read_by_content(tmp_path: Path) -> None:
+    m = compiled()
+    m.fit(X, Y, verbose=0)
+    target = tmp_path / "Model_0_g.weights"  # TF.NET's MnistGAN names its HDF5 weights so
+    with pytest.raises(ValueError, match=r"filepath must end in \.weights\.h5.*Model_0_g\.weights"):
+        m.save_weights(target)  # Keras's rule on the Python API
+    assert not target.exists()
+    m._save_weights_hdf5(target)
+    assert h5py.is_hdf5(str(target))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Model_0_g.weights"]
+    fresh = compiled()
+    fresh.load_weights(target)
+    for a, b in zip(fresh.get_weights(), m.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_non_weights_file_under_another_name_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.weights"
+    junk.write_bytes(b"not hdf5 at all")
+    m = compiled()
+    m.fit(X, Y, verbose=0)
+    before = m.get_weights()
+    with pytest.raises(ValueError, match="junk.weights"):
+        m.load_weights(junk)
+    for a, b in zip(m.get_weights(), before, strict=True):
+        np.testing.assert_array_equal(a, b)

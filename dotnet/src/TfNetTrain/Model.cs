@@ -184,6 +184,13 @@ namespace TfNetTrain
             Call(f => { using (var p = new PyString(path)) using (f["save_weights"].Invoke(_handle, p)) return 0; });
         }
 
+        /// <summary>TF.NET's <c>save_weights</c>: the same HDF5 weights under any name (TF.NET writes HDF5 whatever the extension).</summary>
+        internal void SaveWeightsAnyName(string path)
+        {
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            Call(f => { using (var p = new PyString(path)) using (f["save_weights_any_name"].Invoke(_handle, p)) return 0; });
+        }
+
         /// <summary>
         /// Loads weights saved by <see cref="SaveWeights"/> (or by Keras for the same architecture); all or nothing:
         /// when the file does not fit, every weight and optimizer variable keeps its value.

@@ -39,6 +39,19 @@ namespace TfNetTrain
         /// <summary>The elements converted to <paramref name="dtype"/> (a new array).</summary>
         public NDArray astype(TF_DataType dtype) => NumPyApi.Invoke("astype", this, NumPyApi.DTypeArgument(dtype, nameof(astype), nameof(dtype)));
 
+        /// <summary>
+        /// The rows along the first axis, as enumerating TF.NET's NDArray gives them (<c>x.ToArray()</c> there is
+        /// LINQ's over <c>IEnumerable&lt;NDArray&gt;</c>); each row is read as <c>x[i]</c>.
+        /// </summary>
+        public NDArray[] ToArray()
+        {
+            if (_shape.Length == 0)
+                throw new TfNetTrainArgumentException("this", "NDArray.ToArray(): expected an array of rank 1 or more, got a 0-d array (read it with ToArray<T>())");
+            var rows = new NDArray[_shape[0]];
+            for (int i = 0; i < rows.Length; i++) rows[i] = this[i];
+            return rows;
+        }
+
         /// <summary>x[i, j, ...]: a sub-array (a 0-d array for a full index).</summary>
         public NDArray this[params int[] indices]
         {
@@ -125,6 +138,20 @@ namespace TfNetTrain
         public static NDArray operator >(NDArray a, float b) => NumPyApi.Binary("greater", a, b);
         public static NDArray operator <=(NDArray a, float b) => NumPyApi.Binary("less_equal", a, b);
         public static NDArray operator >=(NDArray a, float b) => NumPyApi.Binary("greater_equal", a, b);
+
+        // doubles as Python floats (NumPy's weak scalars: a float32 array stays float32, as TF.NET's cast to its dtype)
+        public static NDArray operator +(NDArray a, double b) => NumPyApi.Binary("add", a, b);
+        public static NDArray operator +(double a, NDArray b) => NumPyApi.Binary("add", a, b);
+        public static NDArray operator -(NDArray a, double b) => NumPyApi.Binary("subtract", a, b);
+        public static NDArray operator -(double a, NDArray b) => NumPyApi.Binary("subtract", a, b);
+        public static NDArray operator *(NDArray a, double b) => NumPyApi.Binary("multiply", a, b);
+        public static NDArray operator *(double a, NDArray b) => NumPyApi.Binary("multiply", a, b);
+        public static NDArray operator /(NDArray a, double b) => NumPyApi.Binary("divide", a, b);
+        public static NDArray operator /(double a, NDArray b) => NumPyApi.Binary("divide", a, b);
+        public static NDArray operator <(NDArray a, double b) => NumPyApi.Binary("less", a, b);
+        public static NDArray operator >(NDArray a, double b) => NumPyApi.Binary("greater", a, b);
+        public static NDArray operator <=(NDArray a, double b) => NumPyApi.Binary("less_equal", a, b);
+        public static NDArray operator >=(NDArray a, double b) => NumPyApi.Binary("greater_equal", a, b);
 
         // int operands (Python ints: the array keeps its dtype, as NumPy does)
         public static NDArray operator +(NDArray a, int b) => NumPyApi.Binary("add", a, b);

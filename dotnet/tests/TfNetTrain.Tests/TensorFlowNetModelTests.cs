@@ -109,6 +109,45 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void SaveWeightsWritesHdf5UnderAnyNameAsTensorFlowNetDoes()
+        {
+            // MnistGAN writes "Model_0_g.weights": TF.NET's save_weights is HDF5 whatever the extension
+            string folder = System.IO.Path.Combine(System.IO.Path.GetTempPath(), $"face_weights_{Guid.NewGuid():N}");
+            System.IO.Directory.CreateDirectory(folder);
+            try
+            {
+                Func<Sequential> make = () =>
+                {
+                    var m = keras.Sequential();
+                    m.add(keras.layers.Input(shape: 3));
+                    m.add(keras.layers.Dense(2));
+                    return m;
+                };
+                var a = make();
+                var b = make();
+                var x = new NDArray(new[] { 1f, 2f, 3f, -1f, 0.5f, 4f }, 2, 3);
+                string path = System.IO.Path.Combine(folder, "Model_0_g.weights");
+                a.save_weights(path);
+                byte[] head = System.IO.File.ReadAllBytes(path).Take(4).ToArray();
+                CollectionAssert.AreEqual(new byte[] { 0x89, (byte)'H', (byte)'D', (byte)'F' }, head, "an HDF5 file");
+                CollectionAssert.AreEqual(new[] { "Model_0_g.weights" }, System.IO.Directory.GetFiles(folder).Select(System.IO.Path.GetFileName));
+                Assert.IsFalse(a.predict(x).numpy().BitwiseEquals(b.predict(x).numpy()), "two fresh models differ");
+                b.load_weights(path);
+                Assert.IsTrue(a.predict(x).numpy().BitwiseEquals(b.predict(x).numpy()), "the loaded weights predict the same");
+                string junk = System.IO.Path.Combine(folder, "junk.weights");
+                System.IO.File.WriteAllText(junk, "not HDF5");
+                var before = b.get_weights();
+                var error = Assert.Throws<TfNetTrainArgumentException>(() => b.load_weights(junk));
+                StringAssert.Contains("junk.weights", error.Message);
+                Assert.IsTrue(before[0].BitwiseEquals(b.get_weights()[0]), "a failed load changes no weight");
+            }
+            finally
+            {
+                System.IO.Directory.Delete(folder, true);
+            }
+        }
+
+        [Test]
         public void LayerWeightsAreListedAsKerasListsThem()
         {
             var model = keras.Sequential();

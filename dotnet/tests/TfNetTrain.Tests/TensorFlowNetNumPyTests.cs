@@ -76,6 +76,49 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void DoubleOperandsKeepTheArraysFloatDtype()
+        {
+            // TF.NET casts a double operand to a float tensor's dtype (Tensor.Operators.cs GetBestDType); NumPy's
+            // weak Python floats agree, and an int array with a double becomes float64 in both.
+            var x = np.array(1f, 2f, 3f);
+            var shifted = x - 1.0;
+            Assert.AreEqual(np.float32, shifted.dtype);
+            Assert.AreEqual(new[] { 0f, 1f, 2f }, shifted.ToArray<float>());
+            Assert.AreEqual(np.float32, (0.5 * x).dtype);
+            Assert.AreEqual(new[] { false, false, true }, (x > 2.5).ToArray<bool>());
+            Assert.AreEqual(np.float64, (np.array(1.0, 2.0) / 4.0).dtype);
+            Assert.AreEqual(np.float64, (np.array(1, 2) + 0.5).dtype);
+            Tensor t = tf.constant(new[] { 2f, 4f });
+            var half = t / 2.0;
+            Assert.AreEqual(tf.float32, half.dtype);
+            Assert.AreEqual(new[] { 1f, 2f }, half.ToArray<float>());
+            Assert.IsTrue(tf.greater(np.array(0.1f), tf.abs(np.array(1.05f) - 1.0)).ToArray<bool>()[0]);
+            Assert.AreEqual(np.float32, np.power(x, 2).dtype);
+            Assert.AreEqual(new[] { 1f, 4f, 9f }, np.power(x, 2).ToArray<float>());
+        }
+
+        [Test]
+        public void RowsFullLikeDstackAndShape()
+        {
+            var m = np.arange(6).reshape((3, 2));
+            var rows = m.ToArray();
+            Assert.AreEqual(3, rows.Length);
+            Assert.AreEqual(new[] { 4, 5 }, rows[2].ToArray<int>());
+            var filled = np.full_like(m, 7);
+            Assert.AreEqual(np.int32, filled.dtype);
+            Assert.AreEqual(new[] { 7, 7, 7, 7, 7, 7 }, filled.ToArray<int>());
+            Assert.AreEqual(np.float32, np.full_like(m, 0.5f, dtype: np.float32).dtype);
+            var d = np.dstack(m, m);
+            Assert.AreEqual(new long[] { 3, 2, 2 }, d.shape.dims);
+            Assert.AreEqual(new[] { 0, 0, 1, 1 }, d.reshape(-1).ToArray<int>().Take(4).ToArray());
+            Tensor t = tf.zeros((4, 3, 2));
+            Assert.AreEqual(new[] { 4, 3, 2 }, tf.shape(t).ToArray<int>());
+            Assert.AreEqual(24, (int)tf.reduce_prod(tf.shape(t)));
+            Assert.AreEqual(3, (int)tf.rank(t));
+            Assert.Throws<TfNetTrain.TfNetTrainArgumentException>(() => np.array(1f).reshape(new Shape(new long[0])).ToArray());
+        }
+
+        [Test]
         public void PythonBackedArrayCrossesOnceWhenRead()
         {
             var x = np.ones((1000, 1000));

@@ -4,6 +4,7 @@ exchange arrays (see `arrays`), dicts of floats, lists and strings."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import keras
@@ -209,6 +210,12 @@ def set_stop_training(model: Any, value: bool) -> None:
 def save_weights(model: Any, path: str) -> None:
     """`model.save_weights(path)`, written whole or not at all; `.weights.h5` or (as TF.NET names it) `.h5`."""
     _check_model(model).save_weights(str(path))
+
+
+def save_weights_any_name(model: Any, path: str) -> None:
+    """TF.NET's `model.save_weights(path)`: Keras's weights HDF5 under any name (TF.NET writes HDF5 whatever the
+    extension), written whole or not at all."""
+    _check_model(model)._save_weights_hdf5(Path(path))
 
 
 def load_weights(model: Any, path: str) -> None:

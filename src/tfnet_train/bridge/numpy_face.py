@@ -25,8 +25,8 @@ OPS: dict[str, Any] = {
     "minimum": np.minimum, "sum": np.sum, "mean": np.mean, "amax": np.amax, "amin": np.amin, "prod": np.prod,
     "std": np.std, "var": np.var, "argmax": np.argmax, "argmin": np.argmin, "dot": np.dot, "matmul": np.matmul,
     "transpose": np.transpose, "squeeze": np.squeeze, "expand_dims": np.expand_dims, "concatenate": np.concatenate,
-    "stack": np.stack, "vstack": np.vstack, "hstack": np.hstack, "where": np.where, "clip": np.clip,
-    "round": np.round, "floor": np.floor, "ceil": np.ceil, "sign": np.sign, "allclose": np.allclose,
+    "stack": np.stack, "vstack": np.vstack, "hstack": np.hstack, "dstack": np.dstack, "where": np.where,
+    "clip": np.clip, "round": np.round, "floor": np.floor, "ceil": np.ceil, "sign": np.sign, "allclose": np.allclose,
     "array_equal": np.array_equal, "unique": np.unique, "full": np.full, "eye": np.eye, "copy": np.copy,
     "zeros_like": np.zeros_like, "ones_like": np.ones_like,
 }

@@ -1,9 +1,10 @@
 """Model.save / save_weights / load_weights (Model.Save.cs): Keras 3's formats, written whole or not at all.
 
 Differs from Keras: every file goes through a temporary file and a rename, written by the chief alone in a
-multi-worker run; ``.h5`` names (TensorFlow.NET's
-``SaveWeights("model.h5")``) hold the same HDF5 weights as ``.weights.h5``; a load that fails leaves every weight
-and optimizer variable as it was; ``.keras`` files also carry ``_train_counter``.
+multi-worker run; ``.h5`` names (TensorFlow.NET's ``SaveWeights("model.h5")``) hold the same HDF5 weights as
+``.weights.h5``, and a weights file is read under any name that holds that layout (TF.NET's ``save_weights`` writes
+HDF5 whatever the name); a load that fails leaves every weight and optimizer variable as it was; ``.keras`` files
+also carry ``_train_counter``.
 """
 
 from __future__ import annotations
@@ -89,6 +90,11 @@ class SaveMixin:
         name = target.name
         if not (name.endswith(".weights.h5") or name.endswith(".h5")):
             raise ValueError(f"filepath must end in .weights.h5 (or .h5, as TensorFlow.NET names it), got {name!r}")
+        self._save_weights_hdf5(target)
+
+    def _save_weights_hdf5(self, target: Path) -> None:
+        """Keras's weights HDF5 at ``target`` whatever its name (TF.NET's ``save_weights`` writes HDF5 under any
+        name; the face calls this directly), through a temporary ``.weights.h5`` renamed over it."""
         with (_written_by_chief(self, target) as destination,
               atomic_path(destination, suffix=".weights.h5") as temporary):
             super().save_weights(str(temporary), overwrite=True)
@@ -104,7 +110,8 @@ class SaveMixin:
             optimizer.build(self.trainable_variables)  # so the file's optimizer variables have a place to go
         snapshot = self._variables_snapshot()
         try:
-            if path.suffix in (".h5", ".hdf5") and not path.name.endswith(".weights.h5") and _is_weights_h5(path):
+            if (path.suffix != ".keras" and not path.name.endswith(".weights.h5") and path.is_file()
+                    and _is_weights_h5(path)):  # .h5 or any other name holding Keras's weights layout
                 with _as_weights_h5(path) as alias:
                     super().load_weights(str(alias), skip_mismatch=skip_mismatch, **kwargs)
             else:

@@ -68,7 +68,7 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Sets every weight (Keras order).</summary>
         void set_weights(IList<NDArray> weights);
 
-        /// <summary>Writes the weights (".weights.h5", or TF.NET's ".h5").</summary>
+        /// <summary>Writes the weights as HDF5 under any name, as TF.NET does (Keras's ".weights.h5" layout).</summary>
         void save_weights(string filepath);
 
         /// <summary>Reads weights written by save_weights.</summary>
@@ -484,7 +484,7 @@ namespace TfNetTrain.TensorFlowNet
 
         public List<NDArray> get_weights() => EngineModel.GetWeights().ToList();
         public void set_weights(IList<NDArray> weights) => EngineModel.SetWeights(weights);
-        public void save_weights(string filepath) => EngineModel.SaveWeights(filepath);
+        public void save_weights(string filepath) => EngineModel.SaveWeightsAnyName(filepath); // HDF5 under any name, as TF.NET
         public void load_weights(string filepath) => EngineModel.LoadWeights(filepath);
 
         /// <summary>Releases the Python model.</summary>

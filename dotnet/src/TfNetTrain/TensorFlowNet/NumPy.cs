@@ -75,6 +75,14 @@ namespace TfNetTrain.TensorFlowNet
 
         public NDArray zeros_like(NDArray a) => Invoke("zeros_like", a);
         public NDArray ones_like(NDArray a) => Invoke("ones_like", a);
+
+        /// <summary>An array shaped and typed as <paramref name="a"/> (or as <paramref name="dtype"/>), filled with <paramref name="fill_value"/>.</summary>
+        public NDArray full_like<T>(NDArray a, T fill_value, TF_DataType dtype = TF_DataType.DtInvalid)
+        {
+            if (a == null) throw new ArgumentNullException(nameof(a));
+            if (fill_value == null) throw new ArgumentNullException(nameof(fill_value));
+            return full(a.shape, fill_value, dtype == TF_DataType.DtInvalid ? a.dtype : dtype);
+        }
         public NDArray eye(int N, TF_DataType dtype = TF_DataType.TF_FLOAT) => Invoke("eye", N, DTypeArgument(dtype, nameof(eye), nameof(dtype)));
 
         /// <summary>0, 1, ..., stop - 1 (int32, as TF.NET).</summary>
@@ -101,12 +109,16 @@ namespace TfNetTrain.TensorFlowNet
         public NDArray stack(NDArray[] arrays, int axis = 0) => Invoke("stack", List(arrays, nameof(arrays)), axis);
         public NDArray vstack(params NDArray[] arrays) => Invoke("vstack", List(arrays, nameof(arrays)));
         public NDArray hstack(params NDArray[] arrays) => Invoke("hstack", List(arrays, nameof(arrays)));
+        public NDArray dstack(params NDArray[] arrays) => Invoke("dstack", List(arrays, nameof(arrays)));
 
         public NDArray add(NDArray x, NDArray y) => Binary("add", x, y);
         public NDArray subtract(NDArray x, NDArray y) => Binary("subtract", x, y);
         public NDArray multiply(NDArray x, NDArray y) => Binary("multiply", x, y);
         public NDArray divide(NDArray x, NDArray y) => Binary("divide", x, y);
         public NDArray power(NDArray x, NDArray y) => Binary("power", x, y);
+        // scalar exponents as Python numbers: a float32 array stays float32 (TF.NET's tf.pow casts them to x's dtype)
+        public NDArray power(NDArray x, int y) => Binary("power", x, y);
+        public NDArray power(NDArray x, double y) => Binary("power", x, y);
         public NDArray maximum(NDArray x, NDArray y) => Binary("maximum", x, y);
         public NDArray minimum(NDArray x, NDArray y) => Binary("minimum", x, y);
         public NDArray dot(NDArray a, NDArray b) => Binary("dot", a, b);

@@ -119,6 +119,15 @@ namespace TfNetTrain.TensorFlowNet
         public static Tensor operator *(NDArray a, Tensor b) => Binding.tf.multiply((Tensor)a, b);
         public static Tensor operator /(Tensor a, NDArray b) => Binding.tf.divide(a, (Tensor)b);
         public static Tensor operator /(NDArray a, Tensor b) => Binding.tf.divide((Tensor)a, b);
+        // doubles as a Python float: a float32 tensor stays float32 (TF.NET converts the scalar to the tensor's dtype)
+        public static Tensor operator +(Tensor a, double b) => Binding.tf.Op("add", a, b);
+        public static Tensor operator +(double a, Tensor b) => Binding.tf.Op("add", a, b);
+        public static Tensor operator -(Tensor a, double b) => Binding.tf.Op("subtract", a, b);
+        public static Tensor operator -(double a, Tensor b) => Binding.tf.Op("subtract", a, b);
+        public static Tensor operator *(Tensor a, double b) => Binding.tf.Op("multiply", a, b);
+        public static Tensor operator *(double a, Tensor b) => Binding.tf.Op("multiply", a, b);
+        public static Tensor operator /(Tensor a, double b) => Binding.tf.Op("divide", a, b);
+        public static Tensor operator /(double a, Tensor b) => Binding.tf.Op("divide", a, b);
         // ints as before the NDArray operators: as floats (an int also converts to NDArray implicitly)
         public static Tensor operator +(Tensor a, int b) => a + (float)b;
         public static Tensor operator +(int a, Tensor b) => (float)a + b;

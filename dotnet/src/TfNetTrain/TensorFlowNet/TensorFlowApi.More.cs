@@ -101,6 +101,8 @@ namespace TfNetTrain.TensorFlowNet
         public Tensor ones_like(Tensor tensor, TF_DataType dtype = TF_DataType.DtInvalid, string name = null) => Kw("ones_like", new object[] { tensor }, name, "dtype", Face.DTypeName(dtype));
         public Tensor zeros_like(Tensor tensor, TF_DataType dtype = TF_DataType.DtInvalid, string name = null) => Kw("zeros_like", new object[] { tensor }, name, "dtype", Face.DTypeName(dtype));
         public Tensor reduce_prod(Tensor input_tensor, int? axis = null, bool keepdims = false, string name = null) => Kw("reduce_prod", new object[] { input_tensor }, name, "axis", axis, "keepdims", keepdims);
+        public Tensor shape(Tensor input, string name = null, TF_DataType out_type = TF_DataType.TF_INT32) => Kw("shape", new object[] { input }, name, "out_type", Face.DTypeName(out_type));
+        public Tensor rank(Tensor input, string name = null) => Kw("rank", new object[] { input }, name);
         public Tensor reduce_std(Tensor input_tensor, int? axis = null, bool keepdims = false, string name = null) => Kw("reduce_std", new object[] { input_tensor }, name, "axis", axis, "keepdims", keepdims);
         public Tensor reduce_mean(Tensor input_tensor, int[] axis, bool keepdims = false, string name = null) => Kw("reduce_mean", new object[] { input_tensor }, name, "axis", axis, "keepdims", keepdims);
         /// <summary>TF 1's spelling: <paramref name="reduction_indices"/> is the axis.</summary>
