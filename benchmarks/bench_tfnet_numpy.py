@@ -21,6 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_tfnet_face import _coreclr_command  # noqa: E402 (the same FaceBench build on .NET, and its environment)
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / "dotnet" / "bin"
 
@@ -103,11 +106,14 @@ def _timed(run, steps: int) -> float:
 
 def csharp(mode: str, repeats: int, size: int, runtime: str) -> list[dict]:
     """Run the FaceBench mode and read its RESULT lines."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    command = ["mono", str(BIN / "TfNetTrain.FaceBench.exe")]
     if runtime == "coreclr":
-        command = ["dotnet", str(BIN / "coreclr" / "TfNetTrain.FaceBench.dll")]
-    else:
-        command = ["mono", str(BIN / "TfNetTrain.FaceBench.exe")]
+        found = _coreclr_command()
+        if found is None:
+            raise RuntimeError("no .NET build (dotnet/bin/coreclr) or no .NET runtime here: run make build")
+        command, env = found
+    env = {**env, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run([*command, mode, str(repeats), str(size)], capture_output=True, text=True, env=env,
                           timeout=3600)
     if proc.returncode != 0:

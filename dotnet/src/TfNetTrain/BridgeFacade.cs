@@ -34,6 +34,19 @@ namespace TfNetTrain
             }
         }
 
+        /// <summary>The cached function `tfnet_train.bridge.&lt;module&gt;.&lt;name&gt;` (one lookup per name, not per call).</summary>
+        public PyObject Function(string module, string name)
+        {
+            string key = module + "." + name;
+            PyObject f;
+            if (!_functions.TryGetValue(key, out f))
+            {
+                f = this[module].GetAttr(name);
+                _functions[key] = f;
+            }
+            return f;
+        }
+
         /// <summary>Releases the cached objects.</summary>
         public void Release()
         {

@@ -126,8 +126,8 @@ namespace TfNetTrain.TensorFlowNet
             try
             {
                 for (int i = 0; i < args.Length; i++) pyArgs[i] = ToPython(args[i]);
-                PyObject mod = f[module]; // cached by the facade: not disposed here
-                using (var fn = mod.GetAttr(name))
+                PyObject fn = f.Function(module, name); // cached by the facade: not disposed here
+                if (kwargs == null) return fn.Invoke(pyArgs);
                 using (var pyKwargs = Kwargs(kwargs))
                 {
                     return fn.Invoke(pyArgs, pyKwargs);
