@@ -88,3 +88,29 @@ def test_loaded_legacy_model_exports(tmp_path: Path) -> None:
     session = onnxruntime.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
     np.testing.assert_allclose(session.run(None, {session.get_inputs()[0].name: X})[0], model.predict(X, verbose=0),
                                rtol=RTOL, atol=ATOL)
+
+
+def test_a_saved_model_carrying_its_keras_model_loads_back_to_train(tmp_path: Path) -> None:
+    model = trained()
+    model.export(tmp_path / "dir", keras_model=True)
+    assert (tmp_path / "dir" / "assets.extra" / "model.keras").is_file()
+    loaded_graph = tf.saved_model.load(str(tmp_path / "dir"))  # still a SavedModel TensorFlow serves
+    np.testing.assert_allclose(loaded_graph.serve(X).numpy(), model.predict(X, verbose=0), rtol=RTOL, atol=ATOL)
+    again = tfnet_train.load_model(tmp_path / "dir")
+    assert isinstance(again, tfnet_train.Model)
+    np.testing.assert_array_equal(again.predict(X, verbose=0), model.predict(X, verbose=0))
+    assert int(again.optimizer.iterations.numpy()) == int(model.optimizer.iterations.numpy())
+    again.fit(X, np.arange(7) % 3, epochs=1, verbose=0)  # compiled from the file: it trains on
+    assert [p.name for p in tmp_path.iterdir()] == ["dir"]
+
+
+def test_keras_model_needs_a_saved_model_folder(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"keras_model=True needs format='tf_saved_model'.*'onnx'"):
+        trained().export(tmp_path / "m.onnx", format="onnx", keras_model=True)
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_a_saved_model_without_either_metadata_is_still_refused(tmp_path: Path) -> None:
+    trained().export(tmp_path / "plain")
+    with pytest.raises(ValueError, match="without Keras metadata"):
+        tfnet_train.load_model(tmp_path / "plain")

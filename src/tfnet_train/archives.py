@@ -93,6 +93,18 @@ def _read_npy(member: IO[bytes], size: int, source: str) -> np.ndarray:
     return array.reshape(shape, order=order)
 
 
+def load_npy(path: str | os.PathLike[str], max_bytes: int | None = None) -> np.ndarray:
+    """One .npy file, pickles refused, at most ``max_bytes`` (default ``MAX_NPZ_BYTES``); ValueError naming the
+    file (and the limit) otherwise."""
+    source = str(path)
+    max_bytes = MAX_NPZ_BYTES if max_bytes is None else max_bytes
+    size = os.path.getsize(path)  # FileNotFoundError for a missing file, as open gives
+    if size > max_bytes:
+        raise ValueError(f"file {source!r} of {size} bytes exceeds the limit of {_mib(max_bytes)} ({max_bytes} bytes)")
+    with open(path, "rb") as stream:
+        return _read_npy(stream, size, f"file {source!r}")
+
+
 def load_npz(path: str | os.PathLike[str], max_bytes: int | None = None,
              max_members: int | None = None) -> dict[str, np.ndarray]:
     """Every array of an .npz (keys without ``.npy``), pickles refused, within the caps (default

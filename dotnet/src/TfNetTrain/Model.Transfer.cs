@@ -68,6 +68,19 @@ namespace TfNetTrain
             });
         }
 
+        /// <summary>A SavedModel folder that also carries the model to train (TF.NET's <c>save(dir, save_format: "tf")</c>, which <c>load_model</c> reads back).</summary>
+        internal void ExportSavedModelWithKerasModel(string path)
+        {
+            if (path == null) throw new ArgumentNullException(nameof(path));
+            Call(f =>
+            {
+                using (var p = new PyString(path))
+                using (var fmt = new PyString("tf_saved_model"))
+                using (var withModel = true.ToPython())
+                using (Saving(f, "export_model", _handle, p, fmt, withModel)) return 0;
+            });
+        }
+
         /// <summary>This model called on symbolic inputs, as a layer of a new functional model (weights shared).</summary>
         public SymbolicTensor Apply(params SymbolicTensor[] inputs)
         {

@@ -148,6 +148,76 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void RegularizersAddTheirPenaltyToTheLoss()
+        {
+            var model = keras.Sequential();
+            model.add(keras.layers.Input(shape: 3));
+            model.add(keras.layers.Dense(2, kernel_initializer: "ones", use_bias: false, kernel_regularizer: keras.regularizers.l2(0.5f)));
+            model.compile(keras.optimizers.SGD(0f), keras.losses.MeanSquaredError());
+            var x = new NDArray(new float[12], 4, 3);
+            var y = new NDArray(new float[8], 4, 2);
+            // zero inputs and targets: the loss is the penalty alone, 0.5 * sum of six squared ones
+            Assert.AreEqual(3f, model.evaluate(x, y, verbose: 0)["loss"], 1e-6f);
+            Assert.AreEqual("L1L2", keras.regularizers.L1L2.ClassName);
+            Assert.AreEqual(0.01f, (float)keras.regularizers.L2.Config["l2"], 1e-9f, "TF.NET's default");
+            Assert.AreEqual("L1", keras.regularizers.GetRegularizerFromName("L1").ClassName);
+            var error = Assert.Throws<TfNetTrainArgumentException>(() => keras.regularizers.GetRegularizerFromName("L3"));
+            StringAssert.Contains("L3", error.Message);
+        }
+
+        [Test]
+        public void NpLoadReadsNpyFilesAndRowsZip()
+        {
+            string folder = System.IO.Path.Combine(System.IO.Path.GetTempPath(), $"face_npy_{Guid.NewGuid():N}");
+            System.IO.Directory.CreateDirectory(folder);
+            try
+            {
+                // a .npy written byte by byte from the format's description: magic, version 1.0, header, data
+                string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+                header = header.PadRight(64 - 10 - 1) + "\n";
+                var bytes = new List<byte> { 0x93, (byte)'N', (byte)'U', (byte)'M', (byte)'P', (byte)'Y', 1, 0, (byte)header.Length, 0 };
+                bytes.AddRange(System.Text.Encoding.ASCII.GetBytes(header));
+                foreach (float v in new[] { 1f, 2f, 3f, 4f }) bytes.AddRange(BitConverter.GetBytes(v));
+                string path = System.IO.Path.Combine(folder, "kernel1.npy");
+                System.IO.File.WriteAllBytes(path, bytes.ToArray());
+                NDArray loaded = np.load(path);
+                Assert.AreEqual(new Shape(2, 2), loaded.shape);
+                Assert.AreEqual(new[] { 1f, 2f, 3f, 4f }, loaded.ToArray<float>());
+                var same = new NDArray(new[] { 1f, 2f, 3f, 4f }, 2, 2);
+                var other = new NDArray(new[] { 1f, 2f, 3f, 5f }, 2, 2);
+                Assert.IsTrue(loaded.Zip(same).All(p => p.First == p.Second));
+                Assert.IsFalse(loaded.Zip(other).All(p => p.First == p.Second));
+                Assert.AreEqual(2, loaded.Zip(same).Count());
+                string junk = System.IO.Path.Combine(folder, "junk.npy");
+                System.IO.File.WriteAllText(junk, "not numpy");
+                var error = Assert.Throws<TfNetTrainArgumentException>(() => np.load(junk));
+                StringAssert.Contains("junk.npy", error.Message);
+            }
+            finally
+            {
+                System.IO.Directory.Delete(folder, true);
+            }
+        }
+
+        [Test]
+        public void FitTakesTensorFlowNetsQueueArgumentsAndTensorsCarryAName()
+        {
+            var model = keras.Sequential();
+            model.add(keras.layers.Input(shape: 3));
+            model.add(keras.layers.Dense(1));
+            model.compile(keras.optimizers.SGD(0.1f), keras.losses.MeanSquaredError());
+            var x = new NDArray(new[] { 1f, 2f, 3f, 0f, 1f, 0f }, 2, 3);
+            var y = new NDArray(new[] { 1f, 0f }, 2, 1);
+            var before = model.get_weights()[0].ToArray<float>();
+            var error = Assert.Throws<TfNetTrainArgumentException>(() => model.fit(x, y, epochs: 1, verbose: 0, max_queue_size: 0));
+            Assert.AreEqual("max_queue_size", error.ParamName);
+            CollectionAssert.AreEqual(before, model.get_weights()[0].ToArray<float>(), "a refused fit changes no weight");
+            Assert.AreEqual(1, model.fit(x, y, epochs: 1, verbose: 0, workers: 16, use_multiprocessing: true).history["loss"].Count);
+            var outputs = new Tensors(tf.constant(1f), tf.constant(2f)) { Name = "pair" };
+            Assert.AreEqual("pair", outputs.Name);
+        }
+
+        [Test]
         public void LayerWeightsAreListedAsKerasListsThem()
         {
             var model = keras.Sequential();

@@ -57,6 +57,17 @@ namespace TfNetTrain.Tests
                 string folder = Path.Combine(Path.GetDirectoryName(file), "mnist_model");
                 model.save(folder);
                 Assert.IsTrue(File.Exists(Path.Combine(folder, "saved_model.pb")), "a path without .keras becomes a SavedModel directory (TF.NET's save_format \"tf\")");
+                Assert.IsTrue(File.Exists(Path.Combine(folder, "assets.extra", "model.keras")), "it carries the model to train");
+                var reloaded = keras.models.load_model(folder);
+                Assert.AreEqual(model.predict(x).numpy().ToArray<float>(), reloaded.predict(x).numpy().ToArray<float>(), "load_model(dir) gives the model back");
+                var viaSavedModel = tf.saved_model.load(folder);
+                Assert.AreEqual(model.predict(x).numpy().ToArray<float>(), viaSavedModel.predict(x).numpy().ToArray<float>(), "tf.saved_model.load as TF.NET's `as Model` uses it");
+                string inference = folder + "_inference";
+                model.save(inference, include_optimizer: false);
+                Assert.IsTrue(File.Exists(Path.Combine(inference, "saved_model.pb")));
+                Assert.IsFalse(Directory.Exists(Path.Combine(inference, "assets.extra")), "include_optimizer: false writes the inference export only");
+                var refused = Assert.Throws<TfNetTrain.TfNetTrainArgumentException>(() => keras.models.load_model(inference));
+                StringAssert.Contains("without Keras metadata", refused.Message);
                 Assert.Throws<ArgumentException>(() => model.save(file, include_optimizer: false));
                 Assert.Throws<ArgumentException>(() => model.save(folder + "2", save_format: "pb"));
                 Assert.IsFalse(Directory.Exists(folder + "2"));

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tfnet_train.archives import load_npy
 from tfnet_train.bridge.specs import _unknown
 
 #: The elementwise and reducing NumPy functions C# may call by name.
@@ -174,6 +175,11 @@ def info(value: Any) -> tuple[Any, list[int], str]:
 def contiguous(value: np.ndarray) -> np.ndarray:
     """`value` C-contiguous (a copy only when it is not)."""
     return np.ascontiguousarray(value)
+
+
+def load(path: str) -> np.ndarray:
+    """`np.load(path)` for a .npy file, read by the hardened reader (no pickles, size capped)."""
+    return load_npy(path)
 
 
 def to_categorical(y: Any, num_classes: int | None = None, dtype: str = "float32") -> np.ndarray:

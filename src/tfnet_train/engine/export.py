@@ -25,6 +25,8 @@ from tfnet_train.tolerances import ATOL, RTOL
 
 #: Formats ``export`` writes and checks.
 EXPORT_FORMATS: tuple[str, ...] = ("tf_saved_model", "onnx")
+#: Where ``export(..., keras_model=True)`` keeps the trainable model inside a SavedModel folder.
+KERAS_MODEL_IN_SAVED_MODEL = Path("assets.extra", "model.keras")
 
 
 @contextlib.contextmanager
@@ -110,10 +112,17 @@ class ExportMixin:
     """``export`` written whole or not at all and checked against ``predict``."""
 
     def export(self, filepath: str | os.PathLike[str], format: str = "tf_saved_model", verbose: bool | None = None,
-               input_signature: Any = None, sample: Any = None, **kwargs: Any) -> None:
+               input_signature: Any = None, sample: Any = None, keras_model: bool = False, **kwargs: Any) -> None:
         """Keras's ``export`` for ``format`` in EXPORT_FORMATS ("tf_saved_model": a folder with ``serve`` and the
         ``serving_default`` signature; "onnx": one file), loaded back and compared with ``predict`` on ``sample``
-        (default: a seeded batch shaped like the inputs) before it is renamed into place."""
+        (default: a seeded batch shaped like the inputs) before it is renamed into place.
+
+        ``keras_model=True`` (SavedModel only) also puts the whole model, as a ``.keras`` file, at
+        ``assets.extra/model.keras`` in the folder, where SavedModel keeps its users' own files: ``load_model``
+        on the folder then gives back a model to train (TF.NET's ``save(dir, save_format: "tf")`` is loaded back so).
+        """
+        if keras_model and format != "tf_saved_model":
+            raise ValueError(f"keras_model=True needs format='tf_saved_model' (a folder to hold it), got {format!r}")
         if format not in EXPORT_FORMATS:
             raise ValueError(f"Unrecognized format={format!r}: format must be one of {list(EXPORT_FORMATS)}, "
                              f"got {format!r}")
@@ -137,6 +146,8 @@ class ExportMixin:
                     keras_export(str(temporary), format=format, verbose=bool(verbose), input_signature=input_signature,
                                  **kwargs)
                     check_saved_model(temporary, batch, expected, target)
+                    if keras_model:
+                        self.save(temporary / KERAS_MODEL_IN_SAVED_MODEL)
             else:
                 with atomic_path(destination, suffix=".onnx") as temporary:
                     keras_export(str(temporary), format=format, verbose=bool(verbose), input_signature=input_signature,

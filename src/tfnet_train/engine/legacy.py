@@ -21,6 +21,7 @@ import h5py
 import keras
 
 from tfnet_train.engine import keras_internals
+from tfnet_train.engine.export import KERAS_MODEL_IN_SAVED_MODEL
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 ZIP_SIGNATURE = b"PK\x03\x04"
@@ -35,7 +36,8 @@ _BENIGN_OPTIMIZER_KEYS = {"is_legacy_optimizer": (False, True), "jit_compile": (
 
 
 def detect_format(filepath: Any) -> str:
-    """``"keras"``, ``"h5"`` or ``"saved_model"`` for what ``filepath`` holds; FileNotFoundError or ValueError
+    """``"keras"``, ``"h5"``, ``"saved_model"`` or ``"keras_in_saved_model"`` (a folder written by
+    ``export(..., keras_model=True)``) for what ``filepath`` holds; FileNotFoundError or ValueError
     (naming the path, what was found and what was expected) otherwise."""
     path = Path(filepath)
     if not path.exists():
@@ -43,6 +45,8 @@ def detect_format(filepath: Any) -> str:
     if path.is_dir():
         if not (path / "saved_model.pb").exists() and not (path / "saved_model.pbtxt").exists():
             raise ValueError(f"filepath {str(path)!r} is a directory without saved_model.pb; expected {EXPECTED}")
+        if (path / KERAS_MODEL_IN_SAVED_MODEL).is_file():
+            return "keras_in_saved_model"
         if not (path / "keras_metadata.pb").exists():
             raise ValueError(
                 f"filepath {str(path)!r} is a SavedModel without Keras metadata (no keras_metadata.pb), so it holds "
@@ -86,6 +90,10 @@ def load_other_format(filepath: Any, custom_objects: dict[str, Any] | None, comp
         return None
     if kind == "h5":
         return load_h5(filepath, custom_objects, compile, safe_mode)
+    if kind == "keras_in_saved_model":  # the engine's own SavedModel folder: the whole model it carries
+        from tfnet_train.engine.model import load_model
+
+        return load_model(Path(filepath) / KERAS_MODEL_IN_SAVED_MODEL, custom_objects, compile, safe_mode)
     return load_saved_model(filepath, custom_objects, compile, safe_mode)
 
 

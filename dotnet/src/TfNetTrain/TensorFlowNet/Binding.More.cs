@@ -188,6 +188,21 @@ namespace TfNetTrain.TensorFlowNet
     }
 
     /// <summary>tf.train (graph-mode optimizers): each throws <see cref="GraphModeNotSupportedException"/>.</summary>
+    /// <summary>TF.NET's <c>tf.saved_model</c>.</summary>
+    public sealed class SavedModelApi
+    {
+        internal SavedModelApi()
+        {
+        }
+
+        /// <summary>A Keras SavedModel directory as a model (TF.NET's <c>tf.saved_model.load(dir) as Model</c>): keras.models.load_model.</summary>
+        public Functional load(string export_dir)
+        {
+            if (export_dir == null) throw new ArgumentNullException(nameof(export_dir));
+            return KerasApi.keras.models.load_model(export_dir);
+        }
+    }
+
     public sealed class TrainApi
     {
         internal TrainApi()

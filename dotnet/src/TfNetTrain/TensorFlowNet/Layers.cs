@@ -329,9 +329,13 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         public Layer Dense(int units, string activation = null, string kernel_initializer = null, bool use_bias = true,
-                           string bias_initializer = null, Shape input_shape = null, string name = null)
+                           string bias_initializer = null, Shape input_shape = null, string name = null,
+                           IRegularizer kernel_regularizer = null, IRegularizer bias_regularizer = null, IRegularizer activity_regularizer = null)
             => L("Dense", input_shape, "units", units, "activation", activation, "kernel_initializer", kernel_initializer,
-                 "use_bias", use_bias, "bias_initializer", bias_initializer, "name", name);
+                 "use_bias", use_bias, "bias_initializer", bias_initializer, "name", name,
+                 "kernel_regularizer", KerasRegularizer.ToSpec(kernel_regularizer, "Dense", nameof(kernel_regularizer)),
+                 "bias_regularizer", KerasRegularizer.ToSpec(bias_regularizer, "Dense", nameof(bias_regularizer)),
+                 "activity_regularizer", KerasRegularizer.ToSpec(activity_regularizer, "Dense", nameof(activity_regularizer)));
 
         public Layer Conv1D(int filters, Shape kernel_size, int strides = 1, string padding = "valid", int dilation_rate = 1,
                             string activation = null, bool use_bias = true, string kernel_initializer = null, Shape input_shape = null, string name = null)
@@ -339,9 +343,13 @@ namespace TfNetTrain.TensorFlowNet
                  "dilation_rate", dilation_rate, "activation", activation, "use_bias", use_bias, "kernel_initializer", kernel_initializer, "name", name);
 
         public Layer Conv2D(int filters, Shape kernel_size = null, Shape strides = null, string padding = "valid", Shape dilation_rate = null,
-                            string activation = null, bool use_bias = true, string kernel_initializer = null, Shape input_shape = null, string name = null)
+                            string activation = null, bool use_bias = true, string kernel_initializer = null, Shape input_shape = null, string name = null,
+                            IRegularizer kernel_regularizer = null, IRegularizer bias_regularizer = null, IRegularizer activity_regularizer = null)
             => L("Conv2D", input_shape, "filters", filters, "kernel_size", S2(kernel_size ?? new Shape(5, 5)), "strides", S2(strides), "padding", padding,
-                 "dilation_rate", S2(dilation_rate), "activation", activation, "use_bias", use_bias, "kernel_initializer", kernel_initializer, "name", name);
+                 "dilation_rate", S2(dilation_rate), "activation", activation, "use_bias", use_bias, "kernel_initializer", kernel_initializer, "name", name,
+                 "kernel_regularizer", KerasRegularizer.ToSpec(kernel_regularizer, "Conv2D", nameof(kernel_regularizer)),
+                 "bias_regularizer", KerasRegularizer.ToSpec(bias_regularizer, "Conv2D", nameof(bias_regularizer)),
+                 "activity_regularizer", KerasRegularizer.ToSpec(activity_regularizer, "Conv2D", nameof(activity_regularizer)));
 
         public Layer MaxPooling1D(int pool_size = 2, int? strides = null, string padding = "valid", string name = null)
             => L("MaxPooling1D", null, "pool_size", pool_size, "strides", strides, "padding", padding, "name", name);

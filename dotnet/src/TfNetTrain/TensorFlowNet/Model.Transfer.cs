@@ -56,8 +56,10 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>
         /// Saves the whole model: a path ending in ".keras" (or ".h5") is written by <see cref="TfNetTrain.Model.Save"/>
         /// whatever <paramref name="save_format"/> says; any other path with TensorFlow.NET's default
-        /// <c>save_format: "tf"</c> becomes a SavedModel directory, which Keras 3 writes only as an inference export
-        /// (<see cref="export"/>: serving signatures and weights, no optimizer state).
+        /// <c>save_format: "tf"</c> becomes a SavedModel directory: Keras 3's inference export (<see cref="export"/>:
+        /// serving signatures and weights) that also carries the whole model, optimizer state included, at
+        /// <c>assets.extra/model.keras</c>, so <c>keras.models.load_model(dir)</c> gives it back to train as TF.NET's
+        /// does. <paramref name="include_optimizer"/> false leaves that file out: an inference export only.
         /// </summary>
         public void save(string filepath, bool overwrite = true, bool include_optimizer = true, string save_format = "tf")
         {
@@ -74,7 +76,8 @@ namespace TfNetTrain.TensorFlowNet
                 throw new ArgumentException($"save_format must be \"tf\", \"h5\" or \"keras\"; got {save_format ?? "null"}", nameof(save_format));
             if (!overwrite && (System.IO.Directory.Exists(filepath) || System.IO.File.Exists(filepath)))
                 throw new System.IO.IOException($"filepath {filepath} exists and overwrite is false");
-            EngineModel.Export(filepath, "tf_saved_model");
+            if (include_optimizer) EngineModel.ExportSavedModelWithKerasModel(filepath); // load_model reads it back, as TF.NET's
+            else EngineModel.Export(filepath, "tf_saved_model");
         }
 
         /// <summary>Parameters that train now.</summary>

@@ -34,7 +34,8 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Trains on arrays.</summary>
         History fit(NDArray x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
                     float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
-                    Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0);
+                    Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0,
+                    int max_queue_size = 10, int workers = 1, bool use_multiprocessing = false);
 
         /// <summary>Trains a model of several inputs, one array per input.</summary>
         History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
@@ -316,10 +317,15 @@ namespace TfNetTrain.TensorFlowNet
         }
 
         /// <summary>Trains on arrays; batch_size -1 is Keras's default (32).</summary>
+        /// <remarks><paramref name="max_queue_size"/>, <paramref name="workers"/> and <paramref name="use_multiprocessing"/>
+        /// feed generators in Keras 2 and TF.NET; arrays are sliced in one process there, and here (they are checked, then unused).</remarks>
         public History fit(NDArray x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
                            float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
-                           Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0)
+                           Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0,
+                           int max_queue_size = 10, int workers = 1, bool use_multiprocessing = false)
         {
+            if (max_queue_size < 1) throw new TfNetTrainArgumentException(nameof(max_queue_size), $"fit: max_queue_size must be at least 1, got {max_queue_size}");
+            if (workers < 0) throw new TfNetTrainArgumentException(nameof(workers), $"fit: workers must be 0 or more, got {workers}");
             return EngineModel.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
                              sample_weight, initial_epoch, null, validation_data?.Item1, validation_data?.Item2, 1, class_weight);
         }

@@ -83,6 +83,13 @@ namespace TfNetTrain.TensorFlowNet
             if (fill_value == null) throw new ArgumentNullException(nameof(fill_value));
             return full(a.shape, fill_value, dtype == TF_DataType.DtInvalid ? a.dtype : dtype);
         }
+        /// <summary>np.load: the array of a .npy file (pickled objects refused; at most 2 GiB).</summary>
+        public NDArray load(string file)
+        {
+            if (file == null) throw new ArgumentNullException(nameof(file));
+            return Module("load", file);
+        }
+
         public NDArray eye(int N, TF_DataType dtype = TF_DataType.TF_FLOAT) => Invoke("eye", N, DTypeArgument(dtype, nameof(eye), nameof(dtype)));
 
         /// <summary>0, 1, ..., stop - 1 (int32, as TF.NET).</summary>

@@ -32,6 +32,9 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>tf.train: graph-mode optimizers, present only so programs compile (each throws).</summary>
         public TrainApi train { get; } = new TrainApi();
 
+        /// <summary>tf.saved_model (load: a Keras SavedModel directory).</summary>
+        public SavedModelApi saved_model { get; } = new SavedModelApi();
+
         public TF_DataType int8 => TF_DataType.TF_INT8;
         public TF_DataType int16 => TF_DataType.TF_INT16;
         public TF_DataType float16 => TF_DataType.TF_HALF;

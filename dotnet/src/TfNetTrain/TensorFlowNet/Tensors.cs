@@ -27,6 +27,9 @@ namespace TfNetTrain.TensorFlowNet
         /// <summary>Appends <paramref name="tensor"/>.</summary>
         public void Add(Tensor tensor) => _items.Add(tensor ?? throw new ArgumentNullException(nameof(tensor)));
 
+        /// <summary>A label for the group (TF.NET's <c>Nest.Name</c>); the tensors themselves are unchanged.</summary>
+        public string Name { get; set; }
+
         /// <summary>Number of tensors.</summary>
         public int Length => _items.Count;
 
