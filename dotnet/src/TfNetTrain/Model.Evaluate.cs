@@ -44,7 +44,7 @@ namespace TfNetTrain
             if (dataset == null) throw new ArgumentNullException(nameof(dataset));
             return Call<IDictionary<string, float>>(f =>
             {
-                using (var evaluate = f["datasets"].GetAttr("evaluate_dataset"))
+                var evaluate = f.Function("datasets", "evaluate_dataset"); // cached: not disposed here
                 using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "steps", steps } }))
                 using (var logs = evaluate.Invoke(new[] { _handle, dataset.PythonObject }, kwargs))
                 {

@@ -106,8 +106,8 @@ namespace TfNetTrain
                     { "epochs", epochs }, { "verbose", verbose }, { "initial_epoch", initialEpoch }, { "steps_per_epoch", stepsPerEpoch },
                 }))
                 using (var hostCallbacks = fitCallbacks.ToPython(f))
-                using (var fit = f["datasets"].GetAttr("fit_dataset"))
                 {
+                    PyObject fit = f.Function("datasets", "fit_dataset"); // cached: not disposed here
                     kwargs["callbacks"] = hostCallbacks;
                     if (validationData != null) kwargs["validation_data"] = validationData.PythonObject;
                     using (var result = fit.Invoke(new[] { _handle, dataset.PythonObject }, kwargs)) return History.FromRecord(result);

@@ -88,7 +88,7 @@ namespace TfNetTrain
             if (dataset == null) throw new ArgumentNullException(nameof(dataset));
             return Call(f =>
             {
-                using (var predict = f["datasets"].GetAttr("predict_dataset"))
+                PyObject predict = f.Function("datasets", "predict_dataset"); // cached: not disposed here
                 using (var kwargs = PyConvert.Kwargs(new Dictionary<string, object> { { "steps", steps } }))
                 using (var outputs = predict.Invoke(new[] { _handle, dataset.PythonObject }, kwargs))
                 {

@@ -56,7 +56,12 @@ namespace TfNetTrain
         /// Runtime; needs the onnx extra). The export is loaded back and compared with <see cref="Predict(NDArray, int?, int?)"/>
         /// on a batch before it is renamed into place: written whole or not at all.
         /// </summary>
-        public void Export(string path, string format = "tf_saved_model")
+        public void Export(string path, string format = "tf_saved_model") => Export(path, format, kerasModel: false);
+
+        /// <summary>A SavedModel folder that also carries the model to train (TF.NET's <c>save(dir, save_format: "tf")</c>, which <c>load_model</c> reads back).</summary>
+        internal void ExportSavedModelWithKerasModel(string path) => Export(path, "tf_saved_model", kerasModel: true);
+
+        private void Export(string path, string format, bool kerasModel)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));
             if (format == null) throw new ArgumentNullException(nameof(format));
@@ -64,19 +69,7 @@ namespace TfNetTrain
             {
                 using (var p = new PyString(path))
                 using (var fmt = new PyString(format))
-                using (Saving(f, "export_model", _handle, p, fmt)) return 0;
-            });
-        }
-
-        /// <summary>A SavedModel folder that also carries the model to train (TF.NET's <c>save(dir, save_format: "tf")</c>, which <c>load_model</c> reads back).</summary>
-        internal void ExportSavedModelWithKerasModel(string path)
-        {
-            if (path == null) throw new ArgumentNullException(nameof(path));
-            Call(f =>
-            {
-                using (var p = new PyString(path))
-                using (var fmt = new PyString("tf_saved_model"))
-                using (var withModel = true.ToPython())
+                using (var withModel = kerasModel.ToPython())
                 using (Saving(f, "export_model", _handle, p, fmt, withModel)) return 0;
             });
         }
@@ -99,7 +92,7 @@ namespace TfNetTrain
 
         internal static PyObject Saving(BridgeFacade f, string name, params PyObject[] args)
         {
-            using (var fn = f["saving"].GetAttr(name)) return fn.Invoke(args);
+            return f.Function("saving", name).Invoke(args); // cached by the facade: not disposed here
         }
     }
 

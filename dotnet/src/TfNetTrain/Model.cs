@@ -181,14 +181,14 @@ namespace TfNetTrain
         public void SaveWeights(string path)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));
-            Call(f => { using (var p = new PyString(path)) using (f["save_weights"].Invoke(_handle, p)) return 0; });
+            CallWithPath("save_weights", path);
         }
 
         /// <summary>TF.NET's <c>save_weights</c>: the same HDF5 weights under any name (TF.NET writes HDF5 whatever the extension).</summary>
         internal void SaveWeightsAnyName(string path)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));
-            Call(f => { using (var p = new PyString(path)) using (f["save_weights_any_name"].Invoke(_handle, p)) return 0; });
+            CallWithPath("save_weights_any_name", path);
         }
 
         /// <summary>
@@ -198,7 +198,13 @@ namespace TfNetTrain
         public void LoadWeights(string path)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));
-            Call(f => { using (var p = new PyString(path)) using (f["load_weights"].Invoke(_handle, p)) return 0; });
+            CallWithPath("load_weights", path);
+        }
+
+        /// <summary>The bridge's <paramref name="function"/>(model, path), for the weights files.</summary>
+        private void CallWithPath(string function, string path)
+        {
+            Call(f => { using (var p = new PyString(path)) using (f[function].Invoke(_handle, p)) return 0; });
         }
 
         /// <summary>The Keras model summary as text.</summary>

@@ -187,7 +187,6 @@ namespace TfNetTrain.TensorFlowNet
         }
     }
 
-    /// <summary>tf.train (graph-mode optimizers): each throws <see cref="GraphModeNotSupportedException"/>.</summary>
     /// <summary>TF.NET's <c>tf.saved_model</c>.</summary>
     public sealed class SavedModelApi
     {
@@ -203,6 +202,7 @@ namespace TfNetTrain.TensorFlowNet
         }
     }
 
+    /// <summary>tf.train (graph-mode optimizers): each throws <see cref="GraphModeNotSupportedException"/>.</summary>
     public sealed class TrainApi
     {
         internal TrainApi()

@@ -83,6 +83,7 @@ namespace TfNetTrain.TensorFlowNet
             if (fill_value == null) throw new ArgumentNullException(nameof(fill_value));
             return full(a.shape, fill_value, dtype == TF_DataType.DtInvalid ? a.dtype : dtype);
         }
+
         /// <summary>np.load: the array of a .npy file (pickled objects refused; at most 2 GiB).</summary>
         public NDArray load(string file)
         {

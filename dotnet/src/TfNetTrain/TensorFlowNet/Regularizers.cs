@@ -18,13 +18,11 @@ namespace TfNetTrain.TensorFlowNet
     {
         internal KerasRegularizer(IDictionary<string, object> spec)
         {
-            ClassName = (string)spec["class_name"];
-            Config = (IDictionary<string, object>)spec["config"];
             Spec = spec;
         }
 
-        public string ClassName { get; }
-        public IDictionary<string, object> Config { get; }
+        public string ClassName => (string)Spec["class_name"];
+        public IDictionary<string, object> Config => (IDictionary<string, object>)Spec["config"];
 
         /// <summary>The {class_name, config} dictionary Keras deserializes.</summary>
         internal IDictionary<string, object> Spec { get; }
