@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import tensorflow as tf
 import tf_keras
 
 
@@ -19,6 +20,28 @@ def _base(name: str) -> tf_keras.Model:
     hidden = tf_keras.layers.BatchNormalization(name="base_norm")(hidden)
     outputs = tf_keras.layers.Dense(3, name="head")(hidden)
     return tf_keras.Model(inputs, outputs, name=name)
+
+
+class Scaled(tf_keras.layers.Layer):
+    """A custom layer the reader has no class for: a regularized kernel, a non-trainable scale, an activity loss
+    and a factor applied in training only."""
+
+    def __init__(self, units: int, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape: tf.TensorShape) -> None:
+        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], self.units),
+                                      initializer="glorot_uniform", regularizer=tf_keras.regularizers.l2(0.01))
+        self.scale = self.add_weight(name="scale", shape=(self.units,), initializer="ones", trainable=False)
+
+    def call(self, inputs: tf.Tensor, training: bool | None = None) -> tf.Tensor:
+        outputs = tf.matmul(inputs, self.kernel) * self.scale
+        self.add_loss(0.001 * tf.reduce_mean(tf.square(outputs)))
+        return outputs * 0.9 if training else outputs
+
+    def get_config(self) -> dict[str, object]:
+        return {**super().get_config(), "units": self.units}
 
 
 def main(folder: Path) -> None:
@@ -58,6 +81,17 @@ def main(folder: Path) -> None:
                                        tf_keras.layers.Lambda(lambda t: t * 2.0)])
     with_lambda.save(folder / "lambda.h5")
     with_lambda.save(folder / "lambda_savedmodel", save_format="tf")
+
+    inputs = tf_keras.Input(shape=(6,), name="features")
+    outputs = tf_keras.layers.Dense(3, name="head")(Scaled(5, name="scaled")(inputs))
+    custom = tf_keras.Model(inputs, outputs, name="custom")
+    custom.compile(optimizer=tf_keras.optimizers.SGD(0.05),
+                   loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    custom.save(folder / "custom_savedmodel", save_format="tf")
+    store(custom, "custom")
+    history = custom.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0).history  # what a reader's fit gives
+    np.savez(folder / "custom_trained.npz", loss=np.array(history["loss"]),
+             **{f"w{i}": w for i, w in enumerate(custom.get_weights())})
 
 
 if __name__ == "__main__":

@@ -21,8 +21,14 @@ from tfnet_train.tolerances import assert_close
 
 
 def moved(name: str, use: str, library: str = "Keras") -> str:
-    version = keras.__version__ if library == "Keras" else tf.__version__
+    version = {"Keras": keras.__version__, "TensorFlow": tf.__version__}.get(library) or _tf_keras_version()
     return f"{library} {version} moved {name}: {use}"
+
+
+def _tf_keras_version() -> str:
+    import tf_keras
+
+    return tf_keras.__version__
 
 
 def canary(condition: bool, name: str, use: str, library: str = "Keras") -> None:
@@ -150,6 +156,53 @@ def test_concrete_function_call_flat_matches_the_public_call() -> None:
     got = keras_internals.call_concrete(concrete, args)
     got = got[0] if isinstance(got, list | tuple) else got
     canary(np.allclose(np.asarray(got), [2.5, 4.5]), "ConcreteFunction._call_flat", use, "TensorFlow")
+
+
+def test_concrete_function_call_flat_takes_other_captures() -> None:
+    scale, other = tf.Variable(2.0), tf.Variable(10.0)
+
+    @tf.function
+    def f(a: tf.Tensor) -> tf.Tensor:
+        return a * scale
+
+    concrete = f.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    got = keras_internals.call_concrete_with_captures(concrete, [tf.constant([1.0, 2.0])], [other.handle])
+    canary(np.allclose(np.asarray(got), [10.0, 20.0]), "ConcreteFunction._call_flat(captured_inputs)",
+           "a revived layer runs its saved graph on its own variables", "TensorFlow")
+
+
+def test_safe_mode_is_readable_while_keras_deserializes() -> None:
+    use = "a revived layer in a .keras file is refused under safe_mode, as TFSMLayer's config is"
+    seen: list[Any] = []
+
+    @keras.saving.register_keras_serializable(package="tfnet_train_canary")
+    class Probe(keras.layers.Layer):
+        @classmethod
+        def from_config(cls, config: dict[str, Any]) -> Any:
+            seen.append(keras_internals.in_safe_mode())
+            return cls(**config)
+
+    for safe_mode in (True, False):
+        keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(Probe()), safe_mode=safe_mode)
+    canary(seen == [True, False], "serialization_lib.in_safe_mode", use)
+
+
+def test_tf_keras_revived_layers_are_told_apart(tmp_path: Path) -> None:
+    import tf_keras
+
+    class Doubler(tf_keras.layers.Layer):
+        def call(self, inputs: tf.Tensor) -> tf.Tensor:
+            return inputs * 2.0
+
+    inputs = tf_keras.Input((2,))
+    tf_keras.Model(inputs, tf_keras.layers.Dense(1)(Doubler()(inputs))).save(tmp_path / "m", save_format="tf")
+    loaded = tf_keras.models.load_model(tmp_path / "m")  # Doubler is unknown to the loader: revived
+    use = "layers of unknown classes in a tf.keras SavedModel become RevivedLayers"
+    canary([keras_internals.is_tf_keras_revived(layer) for layer in loaded.layers] == [False, True, False],
+           "tf_keras.src.saving.legacy.saved_model.load.RevivedLayer", use, "tf-keras")
+    canary(hasattr(loaded.layers[1], "keras_api") and
+           hasattr(loaded.layers[1].keras_api, "call_and_return_conditional_losses"), "RevivedLayer.keras_api", use,
+           "tf-keras")
 
 
 def test_rebase_rewrites_the_bases() -> None:

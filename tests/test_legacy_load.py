@@ -232,3 +232,67 @@ def test_settings_keras_3_lacks_are_named_and_unset_ones_ignored() -> None:
                         "optimizer SGD settings ['bogus=3'] have no Keras 3 counterpart"]
     sgd = legacy._optimizer({"class_name": "SGD", "config": {"learning_rate": 0.25, "bogus": None}}, {}, problems)
     assert isinstance(sgd, keras.optimizers.SGD) and float(sgd.learning_rate) == 0.25 and len(problems) == 3
+
+
+def test_saved_model_custom_layer_is_revived_from_its_saved_graph(files: Path) -> None:
+    from tfnet_train.engine.revived import RevivedLayer
+
+    model, messages = loaded(files / "custom_savedmodel")
+    assert messages == []
+    revived = model.get_layer("scaled")
+    assert isinstance(revived, RevivedLayer) and revived.revived_class == "Scaled"
+    assert revived.revived_config["units"] == 5
+    assert [w.trainable for w in revived.weights] == [True, False]  # the kernel trains, the scale does not
+    assert isinstance(model.get_layer("head"), keras.layers.Dense)
+    assert_same_as_writer(model, files / "custom.npz")
+
+
+def test_revived_layer_trains_as_its_writer_trained(files: Path) -> None:
+    model, _ = loaded(files / "custom_savedmodel")
+    data, trained = np.load(files / "custom.npz"), np.load(files / "custom_trained.npz")
+    model(data["x"][:4], training=True)
+    assert len(model.losses) == 2  # the layer's activity loss and its kernel's l2 penalty, as tf.keras adds them
+    history = model.fit(data["x"], data["y"], batch_size=4, epochs=2, shuffle=False, verbose=0).history
+    np.testing.assert_allclose(history["loss"], trained["loss"], rtol=RTOL, atol=ATOL)
+    for i, value in enumerate(model.get_weights()):
+        np.testing.assert_allclose(value, trained[f"w{i}"], rtol=RTOL, atol=ATOL, err_msg=f"weight {i}")
+
+
+def test_revived_layer_in_a_keras_file_loads_only_outside_safe_mode(files: Path, tmp_path: Path) -> None:
+    model, _ = loaded(files / "custom_savedmodel")
+    data = np.load(files / "custom.npz")
+    model.fit(data["x"], data["y"], batch_size=4, epochs=1, shuffle=False, verbose=0)
+    model.save(tmp_path / "revived.keras")
+    with pytest.raises(ValueError, match=r"revived.keras.*'scaled' \(Scaled\).*safe_mode=False"):
+        tfnet_train.load_model(tmp_path / "revived.keras")
+    again = tfnet_train.load_model(tmp_path / "revived.keras", safe_mode=False)
+    assert int(again._train_counter.numpy()) == int(model._train_counter.numpy()) == 4
+    np.testing.assert_array_equal(again.predict(data["x"], verbose=0), model.predict(data["x"], verbose=0))
+    for resumed in (model, again):
+        resumed.fit(data["x"], data["y"], batch_size=4, epochs=1, shuffle=False, verbose=0)
+    for a, b in zip(model.get_weights(), again.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)  # the saved graph and optimizer state resume bit for bit
+
+
+def test_revived_layer_ships_as_a_saved_model_and_refuses_h5(files: Path, tmp_path: Path) -> None:
+    model, _ = loaded(files / "custom_savedmodel")
+    data = np.load(files / "custom.npz")
+    with pytest.raises(ValueError, match=r"m.h5.*\['scaled'\].*\.keras"):
+        model.save(tmp_path / "m.h5")
+    assert not (tmp_path / "m.h5").exists()
+    model.export(tmp_path / "served", format="tf_saved_model", keras_model=True)
+    served = tf.saved_model.load(str(tmp_path / "served"))
+    np.testing.assert_allclose(served.serve(data["x"]).numpy(), data["predictions"], rtol=RTOL, atol=ATOL)
+    again = tfnet_train.load_model(tmp_path / "served")  # a SavedModel directory: revived under safe_mode too
+    np.testing.assert_array_equal(again.predict(data["x"], verbose=0), model.predict(data["x"], verbose=0))
+
+
+def test_revived_layer_refuses_inputs_it_has_no_graph_for(files: Path) -> None:
+    model, _ = loaded(files / "custom_savedmodel")
+    before = model.get_weights()
+    with pytest.raises(ValueError, match=r"'scaled'.*float32\[2, 7\].*saved inputs.*6"):
+        model.get_layer("scaled")(np.zeros((2, 7), "float32"))
+    with pytest.raises(ValueError, match=r"'scaled'.*float64"):
+        model.get_layer("scaled")(np.zeros((2, 6), "float64"))
+    for a, b in zip(before, model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -59,17 +59,17 @@ from keras.src.trainers.trainer import Trainer as KerasTrainer
 from keras.src.utils.python_utils import is_default, pythonify_logs
 
 __all__ = [
-    "ADAM_SLOTS", "RMSPROP_SLOTS", "SGD_SLOTS", "ArrayDataAdapter", "BackupAndRestoreHooks", "KerasEpochs",
-    "KerasFunctional", "KerasTrainer", "LossFunctionWrapper", "OptimizerHooks", "TFEpochIterator",
-    "TensorFlowTrainer", "array_adapter_state", "autoconvert_optionals", "call_concrete", "call_for_step",
+    "ADAM_SLOTS", "ArrayDataAdapter", "BackupAndRestoreHooks", "KerasEpochs", "KerasFunctional", "KerasTrainer",
+    "LossFunctionWrapper", "OptimizerHooks", "RMSPROP_SLOTS", "SGD_SLOTS", "TFEpochIterator", "TensorFlowTrainer",
+    "array_adapter_state", "autoconvert_optionals", "call_concrete", "call_concrete_with_captures", "call_for_step",
     "can_slice_array", "class_weight_to_sample_weights", "compile_loss", "compile_options", "configured_learning_rate",
     "convert_to_np_if_not_ragged", "convert_to_sliceable", "current_learning_rate", "excluded_from_weight_decay",
-    "explicit_strategy", "flatten_metrics_in_order", "functional_init_arguments", "get_data_adapter", "initial_epoch",
-    "is_default", "keras_clip_gradients", "keras_compute_loss", "legacy_saving", "loss_scale_factor", "loss_tracker",
-    "metrics_result_or_logs", "potentially_ragged_concat", "preprocessed", "progbar_in_fit", "pythonify_logs",
-    "rebase", "set_compile_option", "set_initial_epoch", "should_eval", "slot_list", "slot_of", "symbolic_build",
-    "tensorboard_graph_pending", "tensorboard_graph_written", "tensorboard_traces", "trainable_variables_of",
-    "unscale_loss_for_distribution", "variable_index",
+    "explicit_strategy", "flatten_metrics_in_order", "functional_init_arguments", "get_data_adapter", "in_safe_mode",
+    "initial_epoch", "is_default", "is_tf_keras_revived", "keras_clip_gradients", "keras_compute_loss", "legacy_saving",
+    "loss_scale_factor", "loss_tracker", "metrics_result_or_logs", "potentially_ragged_concat", "preprocessed",
+    "progbar_in_fit", "pythonify_logs", "rebase", "set_compile_option", "set_initial_epoch", "should_eval", "slot_list",
+    "slot_of", "symbolic_build", "tensorboard_graph_pending", "tensorboard_graph_written", "tensorboard_traces",
+    "trainable_variables_of", "unscale_loss_for_distribution", "variable_index",
 ]
 
 Gradient = tf.Tensor | None  # one per trainable variable (None: the variable has no gradient)
@@ -116,6 +116,28 @@ def call_concrete(concrete: Any, tensors: Sequence[Any]) -> Any:
     if hasattr(concrete, "_call_flat"):
         return concrete._call_flat(list(tensors), concrete.captured_inputs)
     return concrete(*tensors)
+
+
+def call_concrete_with_captures(concrete: Any, tensors: Sequence[Any], captures: Sequence[Any]) -> Any:
+    """Call a ConcreteFunction with other tensors in place of what it captured (a revived layer's own variables
+    in place of the saved ones): ``_call_flat`` takes the captured inputs as an argument, no public call does."""
+    return concrete._call_flat(list(tensors), list(captures))
+
+
+def in_safe_mode() -> bool | None:
+    """Keras's current ``safe_mode`` while it deserializes (None outside a load: Keras then treats it as safe),
+    as ``keras.layers.TFSMLayer.from_config`` reads it."""
+    from keras.src.saving import serialization_lib
+
+    return serialization_lib.in_safe_mode()
+
+
+def is_tf_keras_revived(layer: Any) -> bool:
+    """True for a layer tf.keras rebuilt from its saved graph because its class was unknown (its loader makes
+    such classes at load time; no public name tells them from the layers it rebuilt from config)."""
+    from tf_keras.src.saving.legacy.saved_model.load import RevivedLayer
+
+    return isinstance(layer, RevivedLayer)
 
 
 # ----- Keras's trainer ------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 import h5py
 import keras
 
-from tfnet_train.engine import keras_internals
+from tfnet_train.engine import keras_internals, revived
 from tfnet_train.engine.export import KERAS_MODEL_IN_SAVED_MODEL
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -93,7 +93,8 @@ def load_other_format(filepath: Any, custom_objects: dict[str, Any] | None, comp
     if kind == "keras_in_saved_model":  # the engine's own SavedModel folder: the whole model it carries
         from tfnet_train.engine.model import load_model
 
-        return load_model(Path(filepath) / KERAS_MODEL_IN_SAVED_MODEL, custom_objects, compile, safe_mode)
+        with revived.graphs_allowed():  # a SavedModel directory is TensorFlow's program format (revived.py)
+            return load_model(Path(filepath) / KERAS_MODEL_IN_SAVED_MODEL, custom_objects, compile, safe_mode)
     return load_saved_model(filepath, custom_objects, compile, safe_mode)
 
 
@@ -350,4 +351,8 @@ def load_saved_model(filepath: Any, custom_objects: dict[str, Any] | None = None
                                  f"({type(legacy).__name__}) whose layers cannot be rebuilt from its config; "
                                  "expected a Sequential or functional model")
             legacy.save(str(copy), save_format="h5", include_optimizer=compile)
-        return load_h5(copy, custom_objects, compile, safe_mode, source=str(folder))
+        # Layers of classes unknown here come back as RevivedLayers running their saved graph (revived.py).
+        layers = revived.revived_layers(legacy)
+        reviver = revived.Reviver(layers)
+        revivers = {type(layer).__name__: reviver for layer in layers.values()}
+        return load_h5(copy, {**revivers, **(custom_objects or {})}, compile, safe_mode, source=str(folder))

@@ -237,7 +237,12 @@ def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None, comp
     if model is not None:
         return model
     with _as_engine_file(filepath) as path:
-        return keras.saving.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+        try:
+            return keras.saving.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+        except ValueError as error:
+            if "safe_mode" not in str(error):
+                raise
+            raise ValueError(f"filepath {str(filepath)!r}: {error}") from None
 
 
 _ENGINE_CLASSES = {"Sequential", "Functional"}

@@ -63,6 +63,18 @@ def _written_by_chief(model: Any, target: Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _refuse_revived_in_h5(model: Any, target: Path) -> None:
+    """ValueError when ``model`` holds a layer revived from a SavedModel graph: an ``.h5`` file has no place for
+    the graph, so the file could not be loaded back."""
+    from tfnet_train.engine.revived import revived_in
+
+    revived = revived_in(model)
+    if revived:
+        raise ValueError(f"filepath {str(target)!r}: an .h5 file cannot carry layers {revived} (revived from a "
+                         "SavedModel, run by their saved graph); expected a .keras path, or export() or "
+                         "save_weights() for this model")
+
+
 class SaveMixin:
     """save, save_weights, load_weights and the assets that carry the engine's own state."""
 
@@ -75,6 +87,8 @@ class SaveMixin:
             raise FileExistsError(f"filepath {str(target)!r} exists and overwrite=False")
         if target.suffix not in (".keras", ".h5", ".hdf5"):
             raise ValueError(f"filepath must end in .keras (or .h5 for Keras's legacy format), got {str(target)!r}")
+        if target.suffix != ".keras":
+            _refuse_revived_in_h5(self, target)
         with _written_by_chief(self, target) as destination, atomic_path(destination) as temporary:
             super().save(temporary, overwrite=True, zipped=zipped, **kwargs)
 
