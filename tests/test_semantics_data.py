@@ -266,3 +266,50 @@ def test_class_weight_on_a_dataset_replaces_its_sample_weights() -> None:
     assert_history_matches(history, {"loss": losses})
     with pytest.raises(ValueError, match="class_weight"):
         t.reference.fit(dataset, epochs=1, class_weight=CLASS_WEIGHT, verbose=0, shuffle=False)
+
+
+def _flatten_first(kind: str, reader: str = "flatten") -> keras.Model:
+    from tfnet_train import Model, Sequential
+
+    first = keras.layers.Flatten() if reader == "flatten" else keras.layers.Conv2D(2, 3)
+    if kind == "sequential":
+        return Sequential([keras.layers.InputLayer((4, 4, 1)), first, keras.layers.Flatten(), keras.layers.Dense(3)])
+    inputs = keras.Input((4, 4, 1))
+    return Model(inputs, keras.layers.Dense(3)(keras.layers.Flatten()(first(inputs))))
+
+
+@pytest.mark.parametrize("kind", ["functional", "sequential"])
+def test_arrays_of_another_rank_feed_an_input_only_flatten_reads(kind: str) -> None:
+    """TF.NET's ModelSaveTest fits (N, 784) arrays to Input((28, 28, 1)) + Flatten: its Functional.Call feeds them
+    to the layers unchecked, and Flatten gives the same rows as from (N, 28, 28, 1). tfnet reshapes such arrays (the
+    same numbers as the 4-d arrays); keras refuses them as Keras 3 does."""
+    rng = np.random.default_rng(26)
+    flat, y = rng.normal(size=(12, 16)).astype("float32"), rng.integers(0, 3, 12)
+    runs = []
+    for x in (flat, flat.reshape(12, 4, 4, 1)):
+        keras.utils.set_random_seed(26)
+        model = _flatten_first(kind)
+        model.compile(optimizer=optimizers.SGD(LR), loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["acc"], semantics="tfnet")
+        history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, validation_data=(x, y), verbose=0).history
+        runs.append((history, model.get_weights(), model.predict(x, verbose=0), model.evaluate(x, y, verbose=0),
+                     model.train_on_batch(x[:4], y[:4])))
+    (history, weights_flat, predicted, evaluated, step), expected = runs
+    assert history == expected[0] and predicted.shape == (12, 3)
+    for a, b in zip(weights_flat, expected[1], strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(predicted, expected[2])
+    assert evaluated == expected[3] and step == expected[4]
+    model.compile(optimizer=optimizers.SGD(LR), loss="mse", semantics="keras")
+    with pytest.raises(ValueError, match=r"x has shape \(12, 16\) \(rank 2\); the model expects rank 4"):
+        model.fit(flat, y, verbose=0)
+
+
+def test_arrays_of_another_rank_are_refused_where_a_layer_other_than_flatten_reads_the_input() -> None:
+    model = _flatten_first("functional", reader="conv")
+    model.compile(optimizer=optimizers.SGD(LR), loss="mse", semantics="tfnet")
+    flat = np.zeros((4, 16), "float32")
+    with pytest.raises(ValueError, match=r"x has shape \(4, 16\) \(rank 2\); the model expects rank 4"):
+        model.predict(flat, verbose=0)
+    with pytest.raises(ValueError, match=r"rank 2\); the model expects rank 4"):
+        model.predict(np.zeros((4, 15), "float32"), verbose=0)

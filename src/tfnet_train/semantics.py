@@ -62,6 +62,9 @@ class Profile:
     #: every (gradient, variable) pair applied as given: a None gradient is a ValueError naming the variable
     #: (TF.NET: NullReferenceException), and no variable constraints.
     applies_gradients_as_given: bool = _flag(errors=("a variable without a gradient",))
+    #: arrays of another rank with an input's per-sample size reshaped to it when only Flatten layers read that
+    #: input (TF.NET feeds arrays to its layers unchecked), not a ValueError.
+    reshapes_inputs_for_flatten: bool = _flag(26)
     #: learning-rate schedules accepted (TF.NET's optimizers take a float only).
     takes_learning_rate_schedules: bool = _flag(errors=("a learning-rate schedule",))
 
@@ -79,12 +82,14 @@ KERAS_PROFILE = Profile(
     KERAS, expands_1d=False, clips_gradients=True, adds_regularization_losses=True, tfnet_optimizer_updates=False,
     string_optimizer_is_rmsprop=False, tfnet_losses=False, tfnet_metrics=False, tfnet_class_weights=False,
     rounds_validation_split_half_even=False, validates_every_epoch_with_batch_32=False,
-    dataset_validation_schedule=False, applies_gradients_as_given=False, takes_learning_rate_schedules=True)
+    dataset_validation_schedule=False, applies_gradients_as_given=False, takes_learning_rate_schedules=True,
+    reshapes_inputs_for_flatten=False)
 TFNET_PROFILE = Profile(
     TFNET, expands_1d=True, clips_gradients=False, adds_regularization_losses=False, tfnet_optimizer_updates=True,
     string_optimizer_is_rmsprop=True, tfnet_losses=True, tfnet_metrics=True, tfnet_class_weights=True,
     rounds_validation_split_half_even=True, validates_every_epoch_with_batch_32=True,
-    dataset_validation_schedule=True, applies_gradients_as_given=True, takes_learning_rate_schedules=False)
+    dataset_validation_schedule=True, applies_gradients_as_given=True, takes_learning_rate_schedules=False,
+    reshapes_inputs_for_flatten=True)
 _BY_NAME = {KERAS: KERAS_PROFILE, TFNET: TFNET_PROFILE}
 
 

@@ -41,7 +41,7 @@ class EvaluateMixin:
         if x is None:
             raise ValueError("x must be given: got None")
         check_verbose(verbose)
-        self._check_data(x, y)
+        x = self._check_data(x, y)
         self._check_targets(x, y)
         handler, callbacks = self._inference_loop(x, y, sample_weight, batch_size, steps, callbacks, verbose)
         self._maybe_symbolic_build(iterator=handler)

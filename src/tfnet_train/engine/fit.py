@@ -91,7 +91,7 @@ class FitMixin:
                 [x, y, sample_weight], validation_split, profile)
         elif validation_split and not 0.0 <= validation_split < 1.0:
             raise ValueError(f"validation_split must be in [0, 1), got {validation_split!r}")
-        self._check_data(x, y)
+        x = self._check_data(x, y)
         self._check_targets(x, y)
         data_handler = DataHandler(
             x, y, sample_weight, batch_size=batch_size, steps_per_epoch=capped_steps(steps_per_epoch), shuffle=shuffle,
@@ -102,7 +102,7 @@ class FitMixin:
                                     validation_batch_size or batch_size)
         if validation is not None:
             try:
-                self._check_data(validation.x, validation.y)
+                validation.x = self._check_data(validation.x, validation.y)
             except ValueError as exc:
                 raise ValueError(f"validation_data: {exc}") from None
         self._build_for(data_handler)

@@ -127,17 +127,19 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
             return None
         return tf.nest.flatten(inputs) if inputs else None
 
-    def _check_data(self, x: Any, y: Any) -> None:
-        """Clear errors for arrays that cannot fit the model's inputs (rank, feature sizes, input count)."""
+    def _check_data(self, x: Any, y: Any) -> Any:
+        """Clear errors for arrays that cannot fit the model's inputs (rank, feature sizes, input count); returns
+        ``x``, under tfnet with arrays reshaped for inputs that only a Flatten reads (docs/semantics.md row 26)."""
         _check_not_ragged(x, "x")
         _check_not_ragged(y, "y")
         _check_same_samples(x, y)
         inputs = self._model_inputs()
         if inputs is None or x is None or isinstance(x, dict):
-            return
-        leaves = list(x) if isinstance(x, list | tuple) and len(inputs) > 1 else [x]
+            return x
+        several = isinstance(x, list | tuple) and len(inputs) > 1
+        leaves = list(x) if several else [x]
         if not all(isinstance(leaf, np.ndarray | tf.Tensor) for leaf in leaves):
-            return
+            return x
         if len(leaves) != len(inputs):
             raise ValueError(f"x must hold {len(inputs)} input arrays for this model, got {len(leaves)}")
         for i, (leaf, tensor) in enumerate(zip(leaves, inputs, strict=True)):
@@ -149,6 +151,10 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
             rank = len(actual)
             if rank == 1 and len(shape) == 2 and (shape[1] in (1, None) or self._engine.profile.expands_1d):
                 actual, rank = (actual[0], 1), 2  # expand_1d (tfnet) or Keras's input-rank adjustment
+            if rank != len(shape) and self._flattened_alike(actual, tensor):
+                leaves[i] = np.reshape(leaf, (-1, *shape[1:])) if isinstance(leaf, np.ndarray) else \
+                    tf.reshape(leaf, (-1, *shape[1:]))
+                continue
             if rank != len(shape):
                 raise ValueError(
                     f"{name} has shape {tuple(actual)} (rank {rank}); the model expects rank {len(shape)} "
@@ -157,6 +163,28 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
             for got, want in zip(actual[1:], shape[1:], strict=True):
                 if want is not None and got is not None and int(got) != int(want):
                     raise ValueError(f"{name} has shape {tuple(actual)}; the model expects shape {shape}")
+        return type(x)(leaves) if several else leaves[0]
+
+    def _flattened_alike(self, actual: tuple[Any, ...], tensor: Any) -> bool:
+        """True under tfnet when arrays of shape ``actual`` hold as many values per sample as ``tensor`` (a model
+        input) and only Flatten layers read that input: TF.NET feeds such arrays unchecked (Functional.cs, Call)
+        and Flatten gives the same rows as from the input's shape."""
+        shape = tuple(tensor.shape)
+        if not self._engine.profile.reshapes_inputs_for_flatten or None in shape[1:] or None in actual[1:]:
+            return False
+        if int(np.prod(actual[1:], dtype=np.int64)) != int(np.prod(shape[1:], dtype=np.int64)):
+            return False
+        readers = []
+        for layer in self.layers:
+            if isinstance(layer, keras.layers.InputLayer):
+                continue
+            try:
+                layer_inputs = tf.nest.flatten(layer.input)
+            except (AttributeError, ValueError):  # a layer called on several inputs: not a single reader
+                return False
+            if any(t is tensor for t in layer_inputs):
+                readers.append(layer)
+        return bool(readers) and all(isinstance(layer, keras.layers.Flatten) for layer in readers)
 
     def _check_targets(self, x: Any, y: Any) -> None:
         """ValueError for in-memory x without y when the compiled loss needs targets (Keras fails inside the step
@@ -173,14 +201,17 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
                 "y must be given with array x: the compiled loss compares predictions with targets, got y=None "
                 "(pass y, or override compute_loss for a loss without targets)")
 
-    def _check_batch(self, x: Any, y: Any, sample_weight: Any) -> None:
-        self._check_data(x, y)
+    def _check_batch(self, x: Any, y: Any, sample_weight: Any) -> Any:
+        """``_check_data`` and the same number of samples in x, y and sample_weight; returns ``x`` as
+        ``_check_data`` does."""
+        x = self._check_data(x, y)
         n = int(tf.nest.flatten(x)[0].shape[0])
         for name, value in (("y", y), ("sample_weight", sample_weight)):
             if value is not None:
                 m = int(tf.nest.flatten(value)[0].shape[0])
                 if m != n:
                     raise ValueError(f"x and {name} must have the same number of samples, got x: {n}, {name}: {m}")
+        return x
 
 
 class Model(Trainer, SaveMixin, ExportMixin, keras.Model):

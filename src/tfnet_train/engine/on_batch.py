@@ -20,7 +20,7 @@ class OnBatchMixin:
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
-        self._check_batch(x, y, sample_weight)
+        x = self._check_batch(x, y, sample_weight)
         return x, y, sample_weight
 
     def train_on_batch(

@@ -30,7 +30,7 @@ class PredictMixin:
         if x is None:
             raise ValueError("x must be given: got None")
         check_verbose(verbose)
-        self._check_data(x, None)
+        x = self._check_data(x, None)
         handler, callbacks = self._inference_loop(x, None, None, batch_size, steps, callbacks, verbose)
         self.make_predict_function()
         self.stop_predicting = False

@@ -230,7 +230,7 @@ class TrainMixin:
         x = structure_to_tensors(x, "x")
         y = structure_to_tensors(y, "y")
         sample_weight = None if sample_weight is None else to_tensor(sample_weight, "sample_weight")
-        self._check_batch(x, y, sample_weight)
+        x = self._check_batch(x, y, sample_weight)
         data = (x, y) if sample_weight is None else (x, y, sample_weight)
         with strategy.scope():
             keras_internals.symbolic_build(self, data_batch=data)
