@@ -6,7 +6,7 @@ using NUnit.Framework;
 using TfNetTrain.TensorFlowNet;
 using static TfNetTrain.TensorFlowNet.Binding;
 using static TfNetTrain.TensorFlowNet.KerasApi;
-using FaceModel = TfNetTrain.TensorFlowNet.Model;
+using FaceModel = Tensorflow.Keras.Engine.Model;  // TF.NET's full name: the face's Model under it
 
 namespace TfNetTrain.Tests
 {

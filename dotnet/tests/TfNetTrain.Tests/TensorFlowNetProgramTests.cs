@@ -37,6 +37,25 @@ namespace TfNetTrain.Tests
             Assert.AreEqual(0, spec.history.Count, "a Keras callback spec records no history");
         }
 
+        /// <summary>TF.NET's full type names in method bodies (MnistGAN's <c>Tensorflow.Keras.Activation activation =
+        /// null</c>): the same objects as the face's, so either spelling builds the same model.</summary>
+        [Test]
+        public void TypesSpelledByTheirFullTfNetNamesAreTheFaceTypes()
+        {
+            Tensorflow.Keras.Activation none = null;
+            Tensorflow.Keras.Activation relu = keras.activations.Relu;
+            TfNetTrain.TensorFlowNet.Activation same = relu;
+            Assert.AreEqual("relu", (string)same);
+            var inputs = keras.Input(shape: 3);
+            var hidden = keras.layers.Dense(4, activation: relu).Apply(inputs);
+            var outputs = keras.layers.Dense(2, activation: none).Apply(hidden);
+            Tensorflow.Keras.Engine.Model model = keras.Model(inputs, outputs) as Tensorflow.Keras.Engine.Model;
+            Assert.IsNotNull(model, "keras.Model gives a Tensorflow.Keras.Engine.Model");
+            Assert.IsInstanceOf<Tensorflow.Keras.Engine.Model>(keras.Sequential());
+            StringAssert.Contains("\"activation\": \"relu\"", ((Layer)model.Layers[1]).get_config().Json);
+            StringAssert.Contains("\"activation\": \"linear\"", ((Layer)model.Layers[2]).get_config().Json, "a null activation is linear, as in TF.NET");
+        }
+
         [Test]
         public void SaveWritesAKerasFileOrASavedModelDirectory()
         {
@@ -62,6 +81,9 @@ namespace TfNetTrain.Tests
                 Assert.AreEqual(model.predict(x).numpy().ToArray<float>(), reloaded.predict(x).numpy().ToArray<float>(), "load_model(dir) gives the model back");
                 var viaSavedModel = tf.saved_model.load(folder);
                 Assert.AreEqual(model.predict(x).numpy().ToArray<float>(), viaSavedModel.predict(x).numpy().ToArray<float>(), "tf.saved_model.load as TF.NET's `as Model` uses it");
+                var asTfNetSpells = tf.saved_model.load(folder) as Tensorflow.Keras.Engine.Model;
+                Assert.IsNotNull(asTfNetSpells, "a loaded model is a Tensorflow.Keras.Engine.Model, as TF.NET's programs cast it");
+                Assert.AreEqual(model.predict(x).numpy().ToArray<float>(), asTfNetSpells.predict(x).numpy().ToArray<float>());
                 string inference = folder + "_inference";
                 model.save(inference, include_optimizer: false);
                 Assert.IsTrue(File.Exists(Path.Combine(inference, "saved_model.pb")));

@@ -20,8 +20,10 @@ namespace TfNetTrain.TensorFlowNet
     /// TF.NET's <c>Activation</c>: a Keras activation by name. It converts to that name, so it goes where layers take
     /// <c>string activation</c> (<c>keras.layers.Dense(10, activation: keras.activations.Relu)</c>), and
     /// <see cref="Apply"/> runs it on a tensor.
+    /// <para>Every activation the face hands out is a <see cref="Tensorflow.Keras.Activation"/>, this type under
+    /// TF.NET's full name, so programs that spell it so compile too.</para>
     /// </summary>
-    public sealed class Activation
+    public class Activation
     {
         internal Activation(string name)
         {
@@ -50,28 +52,28 @@ namespace TfNetTrain.TensorFlowNet
         {
         }
 
-        public Activation Linear => new Activation("linear");
-        public Activation Relu => new Activation("relu");
-        public Activation Relu6 => new Activation("relu6");
-        public Activation Sigmoid => new Activation("sigmoid");
-        public Activation Softmax => new Activation("softmax");
-        public Activation Tanh => new Activation("tanh");
-        public Activation Mish => new Activation("mish");
-        public Activation Elu => new Activation("elu");
-        public Activation Selu => new Activation("selu");
-        public Activation Swish => new Activation("swish");
-        public Activation Gelu => new Activation("gelu");
-        public Activation Softplus => new Activation("softplus");
-        public Activation HardSigmoid => new Activation("hard_sigmoid");
-        public Activation Exponential => new Activation("exponential");
+        public Tensorflow.Keras.Activation Linear => new Tensorflow.Keras.Activation("linear");
+        public Tensorflow.Keras.Activation Relu => new Tensorflow.Keras.Activation("relu");
+        public Tensorflow.Keras.Activation Relu6 => new Tensorflow.Keras.Activation("relu6");
+        public Tensorflow.Keras.Activation Sigmoid => new Tensorflow.Keras.Activation("sigmoid");
+        public Tensorflow.Keras.Activation Softmax => new Tensorflow.Keras.Activation("softmax");
+        public Tensorflow.Keras.Activation Tanh => new Tensorflow.Keras.Activation("tanh");
+        public Tensorflow.Keras.Activation Mish => new Tensorflow.Keras.Activation("mish");
+        public Tensorflow.Keras.Activation Elu => new Tensorflow.Keras.Activation("elu");
+        public Tensorflow.Keras.Activation Selu => new Tensorflow.Keras.Activation("selu");
+        public Tensorflow.Keras.Activation Swish => new Tensorflow.Keras.Activation("swish");
+        public Tensorflow.Keras.Activation Gelu => new Tensorflow.Keras.Activation("gelu");
+        public Tensorflow.Keras.Activation Softplus => new Tensorflow.Keras.Activation("softplus");
+        public Tensorflow.Keras.Activation HardSigmoid => new Tensorflow.Keras.Activation("hard_sigmoid");
+        public Tensorflow.Keras.Activation Exponential => new Tensorflow.Keras.Activation("exponential");
 
         /// <summary>The activation of a Keras name; an unknown name is a TfNetTrainArgumentException listing the known ones.</summary>
-        public Activation GetActivationFromName(string name)
+        public Tensorflow.Keras.Activation GetActivationFromName(string name)
         {
             if (name == null) return Linear;
             if (!Known.Contains(name))
                 throw new TfNetTrainArgumentException(nameof(name), $"keras.activations: takes {string.Join(", ", Known)}; got {name}");
-            return new Activation(name);
+            return new Tensorflow.Keras.Activation(name);
         }
 
         private static readonly List<string> Known = new List<string>

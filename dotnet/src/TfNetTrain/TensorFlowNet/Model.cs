@@ -498,7 +498,7 @@ namespace TfNetTrain.TensorFlowNet
     }
 
     /// <summary>A model of layers called on symbolic inputs (keras.Model(inputs, outputs)), or a Sequential.</summary>
-    public partial class Functional : Model
+    public partial class Functional : Tensorflow.Keras.Engine.Model
     {
         internal Functional(TfNetTrain.Model model, string name) : base(model, name)
         {
