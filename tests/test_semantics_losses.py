@@ -29,7 +29,7 @@ from test_semantics_reference import (
 
 import tfnet_train
 from tfnet_train import optimizers
-from tfnet_train.tolerances import assert_close
+from tfnet_train.tolerances import ATOL, RTOL, assert_close
 
 LR, EPOCHS, BATCH = 0.05, 2, 4
 FIT = dict(batch_size=BATCH, epochs=EPOCHS, verbose=0, shuffle=False)
@@ -170,3 +170,26 @@ def test_categorical_crossentropy_broadcasts_class_ids(from_logits: bool) -> Non
                           semantics="keras")
     with pytest.raises(ValueError, match="shape"):
         keras_profile.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+
+
+def test_sigmoid_focal_crossentropy_takes_logs_as_tfnet_takes_them() -> None:
+    """Row 27: TF.NET's SigmoidFocalCrossEntropy (TF Addons' loss) weighs its backend's binary cross-entropy, which
+    takes log(output + epsilon) (BackendImpl.cs); the keras profile is Keras 3's BinaryFocalCrossentropy with class
+    balancing. TF.NET's LossesTest expects these float32 values exactly."""
+    from tfnet_train.bridge.specs import build_loss
+
+    y_true = np.array([[1.0], [1.0], [0.0]], np.float32)
+    y_pred = np.array([[0.97], [0.91], [0.03]], np.float32)
+    tfnet = np.asarray(build_loss("SigmoidFocalCrossEntropy", {"semantics": "tfnet"})(y_true, y_pred))
+    np.testing.assert_array_equal(tfnet, np.array([6.8532745e-06, 1.909787e-04, 2.0559824e-05], np.float32))
+    f32, eps = np.float32, np.float32(keras.config.epsilon())
+    output = np.clip(y_pred, eps, f32(1) - eps)
+    ce = -(y_true * np.log(output + eps) + (f32(1) - y_true) * np.log(f32(1) - output + eps))
+    p_t = y_true * y_pred + (f32(1) - y_true) * (f32(1) - y_pred)
+    alpha = y_true * f32(0.25) + (f32(1) - y_true) * f32(0.75)
+    np.testing.assert_allclose(tfnet, (alpha * (f32(1) - p_t) ** 2 * ce).sum(-1), rtol=RTOL, atol=ATOL)
+    keras_side = np.asarray(build_loss("SigmoidFocalCrossEntropy", {"semantics": "keras", "reduction": "none"})(
+        y_true, y_pred))
+    expected = keras.losses.BinaryFocalCrossentropy(apply_class_balancing=True, reduction="none")(y_true, y_pred)
+    np.testing.assert_array_equal(keras_side, np.asarray(expected))
+    assert not np.array_equal(keras_side, tfnet)  # Keras 3 gives 6.8533022e-06 for the first

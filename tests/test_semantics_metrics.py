@@ -119,3 +119,43 @@ def test_metrics_ignore_sample_weights() -> None:
                                      "mean_absolute_error": [float(np.mean(v)) for v in per_sample]})
     assert not np.isclose(history["mean_absolute_error"][0], np.average(per_sample[0], weights=sw))
     keras_side(t, ["mae"], x, y, sample_weight=sw)
+
+
+def _fbeta_reference(y_true: np.ndarray, y_pred: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    """TF.NET's FBetaScore (Metrics/FBetaScore.cs) in float32 NumPy: counts per class, then divide_no_nan."""
+    f32 = np.float32
+    hits = (y_pred > threshold).astype(f32)
+    truth = y_true.astype(f32)
+    tp, fp, fn = ((hits * truth).sum(0), (hits * (f32(1) - truth)).sum(0), ((f32(1) - hits) * truth).sum(0))
+
+    def divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(b == 0, f32(0), a / np.where(b == 0, f32(1), b)).astype(f32)
+
+    precision, recall = divide(tp, tp + fp), divide(tp, tp + fn)
+    b2 = f32(beta) * f32(beta)
+    return (divide(precision * recall, b2 * precision + recall) * (f32(1) + b2)).astype(f32)
+
+
+@pytest.mark.parametrize(("name", "beta", "tfnet_expected"), [
+    ("F1Score", 1.0, [0.5, 0.8, 0.6666667]),            # TF.NET's MetricsTest.F1Score
+    ("FBetaScore", 2.0, [0.3846154, 0.90909094, 0.8333334]),  # TF.NET's MetricsTest.FBetaScore
+])
+def test_f_scores_divide_as_tfnet_divides(name: str, beta: float, tfnet_expected: list[float]) -> None:
+    """Row 27: TF.NET's FBetaScore.result divides with divide_no_nan; Keras 3 adds epsilon to each denominator, so
+    TF.NET's 0.5 reads 0.49999997. The face builds the metric for its semantics."""
+    from tfnet_train.bridge.tensors import build_metric
+
+    y_true = np.array([[1, 1, 1], [1, 0, 0], [1, 1, 0]])
+    y_pred = np.array([[0.2, 0.6, 0.7], [0.2, 0.6, 0.6], [0.6, 0.8, 0.0]], np.float32)
+    kwargs = {"threshold": 0.5} if name == "F1Score" else {"threshold": 0.5, "beta": beta}
+    results = {}
+    for semantics in ("keras", "tfnet"):
+        metric = build_metric(name, {**kwargs, "semantics": semantics})
+        metric.update_state(y_true, y_pred)
+        results[semantics] = np.asarray(metric.result())
+    np.testing.assert_array_equal(results["tfnet"], np.array(tfnet_expected, np.float32))
+    np.testing.assert_array_equal(results["tfnet"], _fbeta_reference(y_true, y_pred, beta, 0.5))
+    keras_metric = getattr(keras.metrics, name)(**kwargs)
+    keras_metric.update_state(y_true, y_pred)
+    np.testing.assert_array_equal(results["keras"], np.asarray(keras_metric.result()))
+    assert not np.array_equal(results["keras"], results["tfnet"])  # the last digits part

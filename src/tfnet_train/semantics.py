@@ -65,6 +65,9 @@ class Profile:
     #: arrays of another rank with an input's per-sample size reshaped to it when only Flatten layers read that
     #: input (TF.NET feeds arrays to its layers unchecked), not a ValueError.
     reshapes_inputs_for_flatten: bool = _flag(26)
+    #: the face's SigmoidFocalCrossEntropy, F1Score and FBetaScore in TF.NET's float32 arithmetic (log(output +
+    #: epsilon), divide_no_nan) instead of Keras 3's.
+    tfnet_loss_and_metric_arithmetic: bool = _flag(27)
     #: learning-rate schedules accepted (TF.NET's optimizers take a float only).
     takes_learning_rate_schedules: bool = _flag(errors=("a learning-rate schedule",))
 
@@ -83,13 +86,13 @@ KERAS_PROFILE = Profile(
     string_optimizer_is_rmsprop=False, tfnet_losses=False, tfnet_metrics=False, tfnet_class_weights=False,
     rounds_validation_split_half_even=False, validates_every_epoch_with_batch_32=False,
     dataset_validation_schedule=False, applies_gradients_as_given=False, takes_learning_rate_schedules=True,
-    reshapes_inputs_for_flatten=False)
+    reshapes_inputs_for_flatten=False, tfnet_loss_and_metric_arithmetic=False)
 TFNET_PROFILE = Profile(
     TFNET, expands_1d=True, clips_gradients=False, adds_regularization_losses=False, tfnet_optimizer_updates=True,
     string_optimizer_is_rmsprop=True, tfnet_losses=True, tfnet_metrics=True, tfnet_class_weights=True,
     rounds_validation_split_half_even=True, validates_every_epoch_with_batch_32=True,
     dataset_validation_schedule=True, applies_gradients_as_given=True, takes_learning_rate_schedules=False,
-    reshapes_inputs_for_flatten=True)
+    reshapes_inputs_for_flatten=True, tfnet_loss_and_metric_arithmetic=True)
 _BY_NAME = {KERAS: KERAS_PROFILE, TFNET: TFNET_PROFILE}
 
 

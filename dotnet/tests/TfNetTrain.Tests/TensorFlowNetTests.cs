@@ -129,6 +129,47 @@ namespace TfNetTrain.Tests
             Assert.AreEqual("sum", keras.losses.SparseCategoricalCrossentropy(reduction: "sum").Reduction);
         }
 
+        /// <summary>docs/semantics.md row 27: made while <see cref="FaceOptions.Semantics"/> is "tfnet", the focal loss
+        /// and the F scores give TF.NET's own expected float32 values (its LossesTest and MetricsTest), to the bit;
+        /// under "keras" they give Keras 3's, which part in the last digits.</summary>
+        [Test]
+        public void FocalLossAndFScoresFollowTheFaceSemantics()
+        {
+            var yTrue = np.expand_dims(np.array(new[] { 1.0f, 1.0f, 0 }), -1);
+            var yPred = np.expand_dims(np.array(new[] { 0.97f, 0.91f, 0.03f }), -1);
+            var labels = np.array(new[,] { { 1, 1, 1 }, { 1, 0, 0 }, { 1, 1, 0 } });
+            var scores = np.array(new[,] { { 0.2f, 0.6f, 0.7f }, { 0.2f, 0.6f, 0.6f }, { 0.6f, 0.8f, 0f } });
+            var results = new Dictionary<string, float[][]>();
+            string before = FaceOptions.Semantics;
+            try
+            {
+                foreach (var semantics in new[] { "tfnet", "keras" })
+                {
+                    FaceOptions.Semantics = semantics;
+                    var loss = keras.losses.SigmoidFocalCrossEntropy().Call(yTrue, yPred);
+                    var f1 = keras.metrics.F1Score(num_classes: 3, threshold: 0.5f);
+                    f1.update_state(labels, scores);
+                    results[semantics] = new[] { loss.numpy().ToArray<float>(), f1.result().numpy().ToArray<float>() };
+                }
+            }
+            finally
+            {
+                FaceOptions.Semantics = before;
+            }
+            Assert.AreEqual(new[] { 6.8532745e-06f, 1.909787e-04f, 2.0559824e-05f }, results["tfnet"][0], "TF.NET's LossesTest values");
+            Assert.AreEqual(new[] { 0.5f, 0.8f, 0.6666667f }, results["tfnet"][1], "TF.NET's MetricsTest values");
+            var keras3 = PyScript.Run(
+                "import keras, numpy as np\n" +
+                "t = np.array([[1.0], [1.0], [0.0]], 'float32'); p = np.array([[0.97], [0.91], [0.03]], 'float32')\n" +
+                "put('loss', keras.losses.BinaryFocalCrossentropy(apply_class_balancing=True, reduction='none')(t, p))\n" +
+                "f1 = keras.metrics.F1Score(threshold=0.5)\n" +
+                "f1.update_state(np.array([[1, 1, 1], [1, 0, 0], [1, 1, 0]]), np.array([[0.2, 0.6, 0.7], [0.2, 0.6, 0.6], [0.6, 0.8, 0.0]], 'float32'))\n" +
+                "put('f1', f1.result())\n");
+            Assert.AreEqual(keras3["loss"].ToArray<float>(), results["keras"][0], "Keras 3's BinaryFocalCrossentropy");
+            Assert.AreEqual(keras3["f1"].ToArray<float>(), results["keras"][1], "Keras 3's F1Score");
+            Assert.AreNotEqual(results["tfnet"][0], results["keras"][0]);
+        }
+
         [Test]
         public void OpsEqualNumPy()
         {

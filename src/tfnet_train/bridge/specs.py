@@ -91,9 +91,12 @@ def build_optimizer(name: str, kwargs: dict[str, Any] | None = None) -> Any:
 
 
 def build_loss(name: str, kwargs: dict[str, Any] | None = None) -> Any:
-    """A Keras loss object by class name (`SparseCategoricalCrossentropy`) with `kwargs`."""
+    """A Keras loss object by class name (`SparseCategoricalCrossentropy`) with `kwargs`; the face's
+    `SigmoidFocalCrossEntropy` takes `semantics` too (engine/tfnet_arithmetic.py)."""
+    from tfnet_train.engine.tfnet_arithmetic import FACE_LOSSES
+
     kwargs = _check_kwargs("loss", kwargs)
-    classes = _classes(keras.losses, keras.losses.Loss)
+    classes = {**_classes(keras.losses, keras.losses.Loss), **FACE_LOSSES}
     classes.pop("Loss", None)
     classes.pop("LossFunctionWrapper", None)
     if name not in classes:

@@ -277,9 +277,12 @@ EXTRA_METRICS: dict[str, type] = {"HammingLoss": HammingLoss}
 
 
 def build_metric(name: str, kwargs: dict[str, Any] | None = None) -> Any:
-    """A keras.metrics object by class name (`Accuracy`, `TopKCategoricalAccuracy`, `AUC`, `F1Score`, ...)."""
+    """A keras.metrics object by class name (`Accuracy`, `TopKCategoricalAccuracy`, `AUC`, `F1Score`, ...); the
+    face's `F1Score` and `FBetaScore` take `semantics` too (engine/tfnet_arithmetic.py)."""
+    from tfnet_train.engine.tfnet_arithmetic import FACE_METRICS
+
     kwargs = _check_kwargs("metric", kwargs)
-    classes = {**_classes(keras.metrics, keras.metrics.Metric), **EXTRA_METRICS}
+    classes = {**_classes(keras.metrics, keras.metrics.Metric), **EXTRA_METRICS, **FACE_METRICS}
     for base in ("Metric", "MeanMetricWrapper", "Reduce"):
         classes.pop(base, None)
     if name not in classes:

@@ -94,7 +94,7 @@ namespace TfNetTrain.TensorFlowNet
         public Metric FBetaScore(int num_classes = 0, string average = null, float beta = 1f, float? threshold = null, string name = null)
         {
             if (num_classes < 0) throw new TfNetTrainArgumentException(nameof(num_classes), $"keras.metrics.FBetaScore: must be >= 0; got {num_classes}");
-            return Metric.Create("FBetaScore", "average", average, "beta", beta, "threshold", threshold, "name", name);
+            return Metric.Create("FBetaScore", "average", average, "beta", beta, "threshold", threshold, "name", name, "semantics", FaceOptions.Semantics);
         }
 
         /// <summary>TF Addons' HammingLoss (mode "multiclass" or "multilabel"; no threshold: each row's maximum is the prediction).</summary>
@@ -118,11 +118,12 @@ namespace TfNetTrain.TensorFlowNet
     public sealed partial class LossesApi
     {
         /// <summary>
-        /// TF Addons' sigmoid focal cross-entropy: Keras 3's BinaryFocalCrossentropy with class balancing, TF.NET's
-        /// defaults (alpha 0.25, gamma 2, no reduction).
+        /// TF Addons' sigmoid focal cross-entropy, TF.NET's defaults (alpha 0.25, gamma 2, no reduction): Keras 3's
+        /// BinaryFocalCrossentropy with class balancing, or TF.NET's arithmetic when <see cref="FaceOptions.Semantics"/>
+        /// is "tfnet" as it is made (docs/semantics.md row 27).
         /// </summary>
         public Loss SigmoidFocalCrossEntropy(bool from_logits = false, float alpha = 0.25f, float gamma = 2.0f, string reduction = ReductionV2.NONE, string name = "sigmoid_focal_crossentropy")
-            => L("BinaryFocalCrossentropy", reduction, name, "apply_class_balancing", true, "alpha", alpha, "gamma", gamma, "from_logits", from_logits);
+            => L("SigmoidFocalCrossEntropy", reduction, name, "alpha", alpha, "gamma", gamma, "from_logits", from_logits, "semantics", FaceOptions.Semantics);
 
         public Loss BinaryFocalCrossentropy(bool apply_class_balancing = false, float alpha = 0.25f, float gamma = 2.0f, bool from_logits = false, string reduction = null, string name = null)
             => L("BinaryFocalCrossentropy", reduction, name, "apply_class_balancing", apply_class_balancing, "alpha", alpha, "gamma", gamma, "from_logits", from_logits);

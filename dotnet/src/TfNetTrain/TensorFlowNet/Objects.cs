@@ -386,9 +386,10 @@ namespace TfNetTrain.TensorFlowNet
             => Metric.Create("Recall", "thresholds", thresholds, "top_k", top_k, "class_id", class_id, "name", name);
         public Metric AUC(int num_thresholds = 200, string curve = "ROC", string name = null)
             => Metric.Create("AUC", "num_thresholds", num_thresholds, "curve", curve, "name", name);
-        /// <summary>F1Score; <paramref name="num_classes"/> is TF.NET's argument, Keras 3 infers it and ignores it here.</summary>
+        /// <summary>F1Score; <paramref name="num_classes"/> is TF.NET's argument, Keras 3 infers it and ignores it here.
+        /// TF.NET's result arithmetic when <see cref="FaceOptions.Semantics"/> is "tfnet" as it is made (docs/semantics.md row 27).</summary>
         public Metric F1Score(int num_classes = 0, string average = null, float? threshold = null, string name = null)
-            => Metric.Create("F1Score", "average", average, "threshold", threshold, "name", name);
+            => Metric.Create("F1Score", "average", average, "threshold", threshold, "name", name, "semantics", FaceOptions.Semantics);
         public Metric MeanSquaredError(string name = null) => Metric.Create("MeanSquaredError", "name", name);
         public Metric MeanAbsoluteError(string name = null) => Metric.Create("MeanAbsoluteError", "name", name);
         public Metric Mean(string name = null) => Metric.Create("Mean", "name", name);
