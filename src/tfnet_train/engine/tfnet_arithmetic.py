@@ -3,8 +3,8 @@ row 27): what the TF.NET-shaped face builds for ``keras.losses.SigmoidFocalCross
 ``keras.metrics.F1Score`` / ``FBetaScore`` under the ``tfnet`` profile.
 
 - TF.NET's ``SigmoidFocalCrossEntropy`` (TF Addons' loss, ``Losses/SigmoidFocalCrossEntropy.cs``) weighs its
-  backend's ``binary_crossentropy``, which takes ``log(output + epsilon)`` after clipping (``BackendImpl.cs``); Keras 3's
-  ``BinaryFocalCrossentropy`` with class balancing takes ``log(output)``.
+  backend's ``binary_crossentropy``, which takes ``log(output + epsilon)`` after clipping (``BackendImpl.cs``);
+  Keras 3's ``BinaryFocalCrossentropy`` with class balancing takes ``log(output)``.
 - TF.NET's ``FBetaScore.result`` (``Metrics/FBetaScore.cs``) divides with ``divide_no_nan`` where Keras 3 adds
   ``epsilon`` to each denominator, so a score of exactly 0.5 reads 0.49999997 in Keras 3.
 """
