@@ -44,6 +44,18 @@ class Scaled(tf_keras.layers.Layer):
         return {**super().get_config(), "units": self.units}
 
 
+class TwoLayers(tf_keras.Model):
+    """A subclassed model the reader has no class for (no get_config): it is revived whole."""
+
+    def __init__(self) -> None:
+        super().__init__(name="two_layers")
+        self.hidden = tf_keras.layers.Dense(4, activation="relu", name="hidden")
+        self.out = tf_keras.layers.Dense(2, name="out")
+
+    def call(self, inputs: tf.Tensor, training: bool | None = None) -> tf.Tensor:
+        return self.out(self.hidden(inputs))
+
+
 def main(folder: Path) -> None:
     rng = np.random.default_rng(7)
     x = rng.normal(size=(16, 6)).astype("float32")
@@ -92,6 +104,16 @@ def main(folder: Path) -> None:
     history = custom.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0).history  # what a reader's fit gives
     np.savez(folder / "custom_trained.npz", loss=np.array(history["loss"]),
              **{f"w{i}": w for i, w in enumerate(custom.get_weights())})
+
+    subclassed = TwoLayers()
+    subclassed.compile(optimizer=tf_keras.optimizers.SGD(0.1), loss="mse")
+    targets = x[:, :2] * 0.5
+    subclassed.fit(x, targets, epochs=1, verbose=0)
+    subclassed.save(folder / "subclassed_savedmodel", save_format="tf")
+    store(subclassed, "subclassed")
+    history = subclassed.fit(x, targets, batch_size=4, epochs=2, shuffle=False, verbose=0).history
+    np.savez(folder / "subclassed_trained.npz", loss=np.array(history["loss"]), targets=targets,
+             **{f"w{i}": w for i, w in enumerate(subclassed.get_weights())})
 
 
 if __name__ == "__main__":

@@ -296,3 +296,39 @@ def test_revived_layer_refuses_inputs_it_has_no_graph_for(files: Path) -> None:
         model.get_layer("scaled")(np.zeros((2, 6), "float64"))
     for a, b in zip(before, model.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_subclassed_tf_keras_model_without_its_class_is_revived_whole(files: Path, tmp_path: Path) -> None:
+    from tfnet_train.engine.revived import RevivedLayer
+
+    model, messages = loaded(files / "subclassed_savedmodel")
+    assert messages == [] and isinstance(model, tfnet_train.Model)
+    assert [type(layer) for layer in model.layers[1:]] == [RevivedLayer]
+    assert model.layers[1].revived_class == "TwoLayers" and model.input_shape == (None, 6)
+    assert_same_as_writer(model, files / "subclassed.npz")
+    assert isinstance(model.optimizer, keras.optimizers.SGD)
+    data, trained = np.load(files / "subclassed.npz"), np.load(files / "subclassed_trained.npz")
+    history = model.fit(data["x"], trained["targets"], batch_size=4, epochs=2, shuffle=False, verbose=0).history
+    np.testing.assert_allclose(history["loss"], trained["loss"], rtol=RTOL, atol=ATOL)
+    for i, value in enumerate(model.get_weights()):
+        np.testing.assert_allclose(value, trained[f"w{i}"], rtol=RTOL, atol=ATOL, err_msg=f"weight {i}")
+    model.save(tmp_path / "whole.keras")
+    again = tfnet_train.load_model(tmp_path / "whole.keras", safe_mode=False)
+    np.testing.assert_array_equal(again.predict(data["x"], verbose=0), model.predict(data["x"], verbose=0))
+
+
+def test_subclassed_tf_keras_model_with_its_class_is_refused(files: Path) -> None:
+    import tf_keras
+
+    class TwoLayers(tf_keras.Model):  # the writer's class, given: tf.keras rebuilds it, Keras 3 cannot
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(name="two_layers")
+            self.hidden = tf_keras.layers.Dense(4, activation="relu", name="hidden")
+            self.out = tf_keras.layers.Dense(2, name="out")
+
+        def call(self, inputs: tf.Tensor) -> tf.Tensor:
+            return self.out(self.hidden(inputs))
+
+    with pytest.raises(ValueError, match=r"subclassed_savedmodel.*subclassed tf.keras model \(TwoLayers\).*without "
+                                         r"its class in custom_objects"):
+        tfnet_train.load_model(files / "subclassed_savedmodel", custom_objects={"TwoLayers": TwoLayers})

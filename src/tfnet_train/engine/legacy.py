@@ -19,6 +19,7 @@ from typing import Any
 
 import h5py
 import keras
+import tensorflow as tf
 
 from tfnet_train.engine import keras_internals, revived
 from tfnet_train.engine.export import KERAS_MODEL_IN_SAVED_MODEL
@@ -126,7 +127,14 @@ def load_h5(filepath: Any, custom_objects: dict[str, Any] | None = None, compile
         training_config = training_config.decode("utf-8")
     if isinstance(keras_version, bytes):
         keras_version = keras_version.decode("utf-8")
-    config = json.loads(training_config)
+    compile_from_training_config(model, json.loads(training_config), str(keras_version), custom_objects, source or path)
+    return model
+
+
+def compile_from_training_config(model: Any, config: dict[str, Any], keras_version: str,
+                                 custom_objects: dict[str, Any] | None, source: str) -> None:
+    """Compile ``model`` with a saved training configuration (Keras 3's, or tf.keras 2's translated); what does
+    not translate is named in one warning and the model stays uncompiled."""
     problems: list[str] = []
     if str(keras_version).startswith("3"):
         try:
@@ -143,10 +151,9 @@ def load_h5(filepath: Any, custom_objects: dict[str, Any] | None = None, compile
         except Exception as error:  # noqa: BLE001 - named in the warning below
             problems.append(f"compile failed: {type(error).__name__}: {error}")
     if problems:
-        warnings.warn(f"{source or path}: the training configuration was not translated to Keras 3 "
+        warnings.warn(f"{source}: the training configuration was not translated to Keras 3 "
                       f"({'; '.join(problems)}); the model is loaded uncompiled: compile it before training",
-                      UserWarning, stacklevel=3)
-    return model
+                      UserWarning, stacklevel=4)
 
 
 def _single_io(config: dict[str, Any]) -> None:
@@ -313,19 +320,48 @@ def _optimizer(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
 # ----- tf.keras SavedModel directories ----------------------------------------------------------------------------
 
 
-def _saved_model_uses_lambda(folder: Path) -> bool:
+def _saved_model_records(folder: Path) -> dict[str, dict[str, Any]]:
+    """The Keras metadata of a tf.keras SavedModel: each node's JSON record by its path ("root", "root.layer-0")."""
     from tf_keras.protobuf import saved_metadata_pb2
 
     metadata = saved_metadata_pb2.SavedMetadata()
     metadata.ParseFromString((folder / "keras_metadata.pb").read_bytes())
+    records = {}
     for node in metadata.nodes:
         try:
             record = json.loads(node.metadata)
         except ValueError:
             continue
-        if record.get("class_name") == "Lambda" or '"function_type": "lambda"' in node.metadata:
-            return True
-    return False
+        if isinstance(record, dict):
+            records[node.node_path] = record
+    return records
+
+
+def _saved_model_uses_lambda(records: dict[str, dict[str, Any]]) -> bool:
+    return any(record.get("class_name") == "Lambda" or '"function_type": "lambda"' in json.dumps(record)
+               for record in records.values())
+
+
+def _revived_model(legacy: Any, records: dict[str, dict[str, Any]], custom_objects: dict[str, Any] | None,
+                   compile: bool, source: str) -> Any:
+    """A subclassed tf.keras model whose class is not at hand: an engine Functional that takes the inputs its call
+    was saved for and runs it as one RevivedLayer, compiled with its training configuration."""
+    from tfnet_train.engine.model import Functional
+
+    layer = revived.RevivedLayer.of_revived(legacy)
+    specs = {str(c.structured_input_signature[0][0]) for c in layer.saved_calls()}
+    if len(specs) != 1:
+        raise ValueError(f"filepath {source!r} holds a subclassed tf.keras model ({type(legacy).__name__}) whose "
+                         f"call was saved for {len(specs)} input signatures ({'; '.join(sorted(specs))}); "
+                         "expected one to build the model's inputs from")
+    spec = layer.saved_calls()[0].structured_input_signature[0][0]
+    inputs = tf.nest.map_structure(lambda s: keras.Input(batch_shape=tuple(s.shape), dtype=s.dtype.name), spec)
+    model = Functional(inputs, layer(inputs), name=legacy.name)
+    root = records.get("root", {})
+    if compile and root.get("training_config") is not None:
+        compile_from_training_config(model, root["training_config"], str(root.get("keras_version", "")),
+                                     custom_objects, source)
+    return model
 
 
 def load_saved_model(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
@@ -338,18 +374,24 @@ def load_saved_model(filepath: Any, custom_objects: dict[str, Any] | None = None
     except ImportError:
         raise ImportError(f"loading the tf.keras SavedModel {str(folder)!r} needs the tf-keras package: "
                           "pip install 'tfnet-train[legacy]'") from None
-    if safe_mode and _saved_model_uses_lambda(folder):
+    records = _saved_model_records(folder)
+    if safe_mode and _saved_model_uses_lambda(records):
         raise ValueError(f"filepath {str(folder)!r} holds a Lambda layer (Python code); safe_mode=True refuses "
                          "to load it. Pass safe_mode=False only for files you trust")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tf_keras's advice about its own formats
+        legacy = tf_keras.models.load_model(str(folder), custom_objects=custom_objects, compile=compile)
+    if not isinstance(legacy, tf_keras.Sequential) and not getattr(legacy, "_is_graph_network", False):
+        if keras_internals.is_tf_keras_revived(legacy):  # its class is not at hand: it runs its saved graph
+            return _revived_model(legacy, records, custom_objects, compile, str(folder))
+        raise ValueError(f"filepath {str(folder)!r} holds a subclassed tf.keras model ({type(legacy).__name__}) "
+                         "whose layers cannot be rebuilt from its config; expected a Sequential or functional "
+                         "model, or a subclassed one loaded without its class in custom_objects (it then runs its "
+                         "saved graph)")
     with tempfile.TemporaryDirectory(prefix="tfnet_train_savedmodel_") as scratch:
         copy = Path(scratch, "model.h5")
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tf_keras's advice about its own formats
-            legacy = tf_keras.models.load_model(str(folder), custom_objects=custom_objects, compile=compile)
-            if not isinstance(legacy, tf_keras.Sequential) and not getattr(legacy, "_is_graph_network", False):
-                raise ValueError(f"filepath {str(folder)!r} holds a subclassed tf.keras model "
-                                 f"({type(legacy).__name__}) whose layers cannot be rebuilt from its config; "
-                                 "expected a Sequential or functional model")
+            warnings.simplefilter("ignore")
             legacy.save(str(copy), save_format="h5", include_optimizer=compile)
         # Layers of classes unknown here come back as RevivedLayers running their saved graph (revived.py).
         layers = revived.revived_layers(legacy)

@@ -119,11 +119,19 @@ class RevivedLayer(keras.layers.Layer):
                              f"{outputs!r}; a revived layer may return a tensor or a list of tensors")
         specs = [{"name": v.name.split("/")[-1].split(":")[0], "shape": v.shape.as_list(),
                   "dtype": v.dtype.name, "trainable": bool(v.trainable)} for v in layer.weights]
-        revived = cls(type(layer).__name__, dict(layer.get_config()), specs, output_spec, graph,
+        try:
+            config = dict(layer.get_config())
+        except NotImplementedError:  # a subclassed model that defines no get_config
+            config = {}
+        revived = cls(type(layer).__name__, config, specs, output_spec, graph,
                       name=layer.name, trainable=layer.trainable, dtype=layer.dtype)
         for own, saved in zip(revived.weights, layer.weights):
             own.assign(saved)
         return revived
+
+    def saved_calls(self) -> list[Any]:
+        """The call functions saved with the layer, one per input signature and ``training`` value."""
+        return list(self._graph.calls) if self._graph is not None else []
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         if self._graph is None:
