@@ -271,5 +271,24 @@ namespace TfNetTrain.Tests
                 Environment.SetEnvironmentVariable(FaceOptions.SemanticsVariable, before);
             }
         }
+
+        /// <summary>What SciSharp's examples write: a LayersApi of their own (<c>new LayersApi()</c>) and the dataset pass
+        /// deconstructed into four arrays (mcs spells the deconstruction as the call).</summary>
+        [Test]
+        public void ExamplesOwnLayersApiAndFourWayDatasetPass()
+        {
+            var layers = new LayersApi();
+            keras.datasets.digits.load_data().Deconstruct(out NDArray x_train, out NDArray y_train, out NDArray x_test, out NDArray y_test);
+            Assert.AreEqual(x_train.shape[0], y_train.shape[0]);
+            Assert.AreEqual(x_test.shape[0], y_test.shape[0]);
+            Assert.AreEqual(1797L, x_train.shape[0] + x_test.shape[0], "scikit-learn's digits, split in two");
+            ValueTuple<NDArray, NDArray> train, test;
+            keras.datasets.digits.load_data().Deconstruct(out train, out test);
+            Assert.AreEqual(train.Item1.ToArray<float>(), x_train.ToArray<float>(), "both deconstructions give the same rows");
+            var model = keras.Sequential(new List<ILayer> { layers.Dense(10, activation: "softmax", input_shape: 64) });
+            model.compile(new SGD(0.1f), keras.losses.SparseCategoricalCrossentropy(), new[] { "accuracy" });
+            model.fit(x_train, y_train, batch_size: 64, epochs: 1, verbose: 0);
+            Assert.AreEqual(new[] { (int)x_test.shape[0], 10 }, model.predict(x_test).numpy().Shape);
+        }
     }
 }

@@ -308,7 +308,8 @@ namespace TfNetTrain.TensorFlowNet
     /// </summary>
     public sealed partial class LayersApi
     {
-        internal LayersApi()
+        /// <summary>keras.layers on its own (TF.NET's examples make one: <c>new LayersApi()</c>); it holds no state.</summary>
+        public LayersApi()
         {
         }
 
