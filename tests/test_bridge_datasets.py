@@ -10,6 +10,7 @@ import struct
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import keras
 import numpy as np
@@ -337,3 +338,22 @@ def test_group_inputs_nests_the_leading_components() -> None:
             datasets.group_inputs(zipped, count)
     with pytest.raises(TypeError, match="dataset must be a tf.data.Dataset"):
         datasets.group_inputs([a, b], 2)
+
+
+def test_keras_datasets_are_loaded_by_keras_and_a_failed_download_names_the_dataset(monkeypatch: Any) -> None:
+    from tfnet_train.bridge.datasets import keras_dataset
+
+    images = np.arange(2 * 28 * 28, dtype=np.uint8).reshape(2, 28, 28)
+    labels = np.array([3, 7], np.uint8)
+    monkeypatch.setattr(keras.datasets.mnist, "load_data", lambda: ((images, labels), (images[:1], labels[:1])))
+    x_train, y_train, x_test, y_test = keras_dataset("mnist")
+    assert x_train is images and y_train is labels and x_test.shape == (1, 28, 28) and y_test.tolist() == [3]
+
+    def offline() -> None:
+        raise Exception("URL fetch failure on https://storage.googleapis.com/...: None -- [Errno -3]")
+
+    monkeypatch.setattr(keras.datasets.cifar10, "load_data", offline)
+    with pytest.raises(OSError, match=r"keras.datasets.cifar10.load_data\(\): URL fetch failure.*digits"):
+        keras_dataset("cifar10")
+    with pytest.raises(ValueError, match="imdb"):
+        keras_dataset("imdb")

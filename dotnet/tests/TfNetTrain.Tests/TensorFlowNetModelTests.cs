@@ -290,5 +290,36 @@ namespace TfNetTrain.Tests
             model.fit(x_train, y_train, batch_size: 64, epochs: 1, verbose: 0);
             Assert.AreEqual(new[] { (int)x_test.shape[0], 10 }, model.predict(x_test).numpy().Shape);
         }
+
+        /// <summary>keras.datasets.mnist and the others are Keras's loaders (here replaced in Python by small arrays:
+        /// the machine has no download); a failed download is a TfNetTrainIOException naming the dataset.</summary>
+        [Test]
+        public void KerasDatasetsLoadThroughKeras()
+        {
+            PyScript.Run(
+                "import keras, numpy as np\n" +
+                "m = keras.datasets.mnist; c = keras.datasets.cifar10\n" +
+                "m.saved_load_data, c.saved_load_data = m.load_data, c.load_data\n" +
+                "x = np.arange(2 * 28 * 28, dtype=np.uint8).reshape(2, 28, 28); y = np.array([3, 7], np.uint8)\n" +
+                "m.load_data = lambda: ((x, y), (x[:1], y[:1]))\n" +
+                "def offline(): raise Exception('URL fetch failure: no route')\n" +
+                "c.load_data = offline\n");
+            try
+            {
+                keras.datasets.mnist.load_data().Deconstruct(out NDArray x_train, out NDArray y_train, out NDArray x_test, out NDArray y_test);
+                Assert.AreEqual(new[] { 2, 28, 28 }, x_train.Shape);
+                Assert.AreEqual(TF_DataType.TF_UINT8, x_train.dtype);
+                Assert.AreEqual(new byte[] { 3, 7 }, y_train.ToArray<byte>());
+                Assert.AreEqual((byte)255, x_train.ToArray<byte>()[255]);
+                Assert.AreEqual(new[] { 1, 28, 28 }, x_test.Shape);
+                var error = Assert.Throws<TfNetTrainIOException>(() => keras.datasets.cifar10.load_data());
+                StringAssert.Contains("keras.datasets.cifar10.load_data()", error.Message);
+                StringAssert.Contains("URL fetch failure", error.Message);
+            }
+            finally
+            {
+                PyScript.Run("import keras\nfor d in (keras.datasets.mnist, keras.datasets.cifar10): d.load_data = d.saved_load_data\n");
+            }
+        }
     }
 }

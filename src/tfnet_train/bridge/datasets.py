@@ -180,3 +180,21 @@ def image_dataset_from_directory(directory: str, image_size: Sequence[int] | Non
         kwargs["image_size"] = tuple(int(d) for d in image_size)
     dataset = keras.utils.image_dataset_from_directory(directory, verbose=False, **_check_kwargs("dataset", kwargs))
     return {"dataset": dataset, "class_names": [str(n) for n in dataset.class_names]}
+
+
+#: keras.datasets the face mirrors (TF.NET's `keras.datasets.mnist`, ...): arrays of numbers, loaded by Keras itself.
+KERAS_DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")
+
+
+def keras_dataset(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``keras.datasets.<name>.load_data()`` as (x_train, y_train, x_test, y_test): Keras reads its cache under
+    KERAS_HOME and downloads the file on first use. A failed download is an OSError naming the dataset."""
+    if name not in KERAS_DATASETS:
+        raise _unknown("keras dataset", name, list(KERAS_DATASETS))
+    loader = getattr(keras.datasets, name)
+    try:
+        (x_train, y_train), (x_test, y_test) = loader.load_data()
+    except Exception as error:  # noqa: BLE001 - Keras's get_file raises a plain Exception when the download fails
+        raise OSError(f"keras.datasets.{name}.load_data(): {error} (Keras downloads it on first use and caches it "
+                      "under KERAS_HOME; keras.datasets.digits.load_data() needs no download)") from error
+    return x_train, y_train, x_test, y_test

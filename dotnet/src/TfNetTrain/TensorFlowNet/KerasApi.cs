@@ -91,7 +91,8 @@ namespace TfNetTrain.TensorFlowNet
         }
     }
 
-    /// <summary>keras.datasets: the digits bundled with scikit-learn stand in for MNIST (no download).</summary>
+    /// <summary>keras.datasets: Keras's own loaders (downloaded on first use, then cached), and the digits bundled
+    /// with scikit-learn (no download).</summary>
     public sealed class DatasetsApi
     {
         internal DatasetsApi()
@@ -100,6 +101,45 @@ namespace TfNetTrain.TensorFlowNet
 
         /// <summary>scikit-learn's 8x8 digits, 64 float32 pixels in [0, 1], int32 labels (tfnet_train.demo.digits_split).</summary>
         public DigitsLoader digits { get; } = new DigitsLoader();
+
+        /// <summary>keras.datasets.mnist: 28x28 uint8 images and uint8 labels.</summary>
+        public KerasDatasetLoader mnist { get; } = new KerasDatasetLoader("mnist");
+
+        /// <summary>keras.datasets.fashion_mnist: 28x28 uint8 images and uint8 labels.</summary>
+        public KerasDatasetLoader fashion_mnist { get; } = new KerasDatasetLoader("fashion_mnist");
+
+        /// <summary>keras.datasets.cifar10: 32x32x3 uint8 images and (n, 1) uint8 labels.</summary>
+        public KerasDatasetLoader cifar10 { get; } = new KerasDatasetLoader("cifar10");
+
+        /// <summary>keras.datasets.cifar100: 32x32x3 uint8 images and (n, 1) labels.</summary>
+        public KerasDatasetLoader cifar100 { get; } = new KerasDatasetLoader("cifar100");
+    }
+
+    /// <summary>One of Keras's datasets, loaded by Keras (its cache under KERAS_HOME; a download the first time).</summary>
+    public sealed class KerasDatasetLoader
+    {
+        private readonly string _name;
+
+        internal KerasDatasetLoader(string name)
+        {
+            _name = name;
+        }
+
+        /// <summary>((x_train, y_train), (x_test, y_test)) as Keras loads them; a failed download is a
+        /// <see cref="TfNetTrainIOException"/> naming the dataset.</summary>
+        public DatasetPass load_data()
+        {
+            PythonRuntime runtime = Face.Runtime;
+            return Face.Run(runtime, f =>
+            {
+                using (var split = Face.Invoke(f, "datasets", "keras_dataset", new object[] { _name }))
+                {
+                    var parts = new NDArray[4];  // kept in Python, uint8 as Keras loads them, until read
+                    for (int i = 0; i < 4; i++) parts[i] = NDArray.WrapPython(runtime, split[i]);
+                    return new DatasetPass { Train = (parts[0], parts[1]), Test = (parts[2], parts[3]) };
+                }
+            });
+        }
     }
 
     /// <summary>Loads the digits split.</summary>
