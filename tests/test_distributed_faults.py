@@ -122,15 +122,18 @@ def uninterrupted() -> dict[str, np.ndarray]:
     return distributed_cases.resumable()
 
 
-def _assert_backup_whole(backup: Path) -> None:
-    """The chief's backup as the callback writes it: the metadata and the one weights file it names, no part files."""
+def _assert_backup_whole(backup: Path, epochs: tuple[int, ...] = (1, 2)) -> int:
+    """The chief's backup as the callback writes it: the metadata and the one weights file it names, no part files;
+    the epoch it resumes at, one of ``epochs`` (by default an epoch-end backup from before the fault at epoch 2,
+    step 1)."""
     metadata = parse_metadata((backup / "training_metadata.json").read_text(), "metadata")
-    assert metadata["epoch"] in (1, 2), metadata  # an epoch-end backup from before the fault (epoch 2, step 1)
+    assert metadata["epoch"] in epochs, metadata
     assert sorted(p.name for p in backup.iterdir()) == sorted(["training_metadata.json", metadata["weights"]])
     import h5py
 
     with h5py.File(backup / metadata["weights"], "r") as weights:
         assert len(weights.keys()) > 0
+    return metadata["epoch"]
 
 
 def _assert_resumed(out: Path, uninterrupted: dict[str, np.ndarray], epochs: list[int]) -> None:
@@ -219,24 +222,34 @@ def test_a_worker_whose_link_is_cut_ends_the_job_which_resumes(tmp_path: Path, u
 def test_a_worker_losing_30_percent_of_its_packets_finishes_or_fails_within_the_bound(
         tmp_path: Path, uninterrupted: dict) -> None:
     """TCP retransmits what is lost: the fit may finish (slower) and then equals an uninterrupted one; if a step
-    waits past the collective timeout, the job fails within the bound and resumes."""
+    waits past the collective timeout, the job fails within the bound of the last step that finished, and resumes.
+    (The link only slows steps, so the stall may come epochs after the loss began: the bound runs from the last
+    step, not from the fault.)"""
     mechanism, why = netns.drop_mechanism()
     if mechanism is None:
         pytest.skip(f"no packet-drop mechanism on this kernel: {why}")
     dropped: list[int] = []
-    status, out, err, elapsed = _run_with_fault(tmp_path, lambda net, pid: net.drop(1, 30, mechanism),
-                                                after=lambda net: dropped.append(net.dropped(1, mechanism)))
+    ended: list[float] = []
+
+    def after(net: netns.Network) -> None:
+        ended.append(time.time())
+        dropped.append(net.dropped(1, mechanism))
+
+    status, out, err, elapsed = _run_with_fault(tmp_path, lambda net, pid: net.drop(1, 30, mechanism), after=after)
     assert elapsed is not None, out[-3000:] + err[-3000:]
     assert dropped[0] > 0, f"{mechanism} dropped no packet"
     if status == 0:
         _assert_resumed(tmp_path / "run", uninterrupted, [0, 1, 2, 3])
         return
-    assert elapsed < STALL_BOUND, f"status {status} after {elapsed:.1f} s\n{err[-3000:]}"
+    last_step = max(float(at) for at in re.findall(r"epoch \d+ step \d+ at ([\d.]+)", out))
+    stalled = ended[0] - last_step
+    assert stalled < STALL_BOUND, f"status {status} {stalled:.1f} s after the last step\n{err[-3000:]}"
     assert "failed with status" in err, err[-3000:]
-    _assert_backup_whole(tmp_path / "backup")
+    # A lossy link only slows steps: epoch 2 may still end (and back up) before one waits out the timeout.
+    resume_at = _assert_backup_whole(tmp_path / "backup", epochs=(1, 2, 3))
     status, out, err = _restart(tmp_path)
     assert status == 0, out[-3000:] + err[-3000:]
-    _assert_resumed(tmp_path / "run", uninterrupted, [2, 3])
+    _assert_resumed(tmp_path / "run", uninterrupted, list(range(resume_at, 4)))
 
 
 def test_the_network_leaves_nothing_behind_even_after_a_killed_run() -> None:

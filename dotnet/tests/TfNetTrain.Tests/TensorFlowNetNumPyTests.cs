@@ -147,7 +147,7 @@ namespace TfNetTrain.Tests
         {
             var e = Assert.Throws<TfNetTrainArgumentException>(() => np.zeros(new Shape(-1, 2)));
             StringAssert.Contains("np.zeros", e.Message);
-            Assert.Throws<TfNetTrainArgumentException>(() => { var unused = (float)np.arange(3); });
+            Assert.Throws<TfNetTrainArgumentException>(() => { _ = (float)np.arange(3); });
             Assert.Throws<TfNetTrainArgumentException>(() => np.array(1f, 2f).ToArray<int>());
             Assert.Throws<TfNetTrainArgumentException>(() => np.random.shuffle(new float[] { 1, 2 }));
         }
