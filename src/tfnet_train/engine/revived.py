@@ -58,9 +58,14 @@ class SavedGraph:
 
     def captures(self, concrete: Any, own: Sequence[keras.Variable]) -> list[Any]:
         """``concrete``'s captured inputs with each captured variable replaced by the handle of ``own``'s variable
-        at the same place (tensors other than those variables stay as captured)."""
-        index = {id(v.handle): i for i, v in enumerate(self.variables)}
-        return [own[index[id(c)]].handle if id(c) in index else c for c in concrete.captured_inputs]
+        at the same place (tensors other than those variables stay as captured). Functions loaded under a
+        tf.distribute strategy capture its variables themselves, others their handles."""
+        index: dict[int, int] = {}
+        for i, variable in enumerate(self.variables):
+            index[id(variable)] = i
+            if not isinstance(variable, tf.distribute.DistributedValues):
+                index[id(variable.handle)] = i
+        return [_handle_here(own[index[id(c)]]) if id(c) in index else c for c in concrete.captured_inputs]
 
     def select(self, inputs: Any, training: bool, layer: str) -> Any:
         """The call function traced for ``inputs``' structure, dtypes and shapes and for ``training``; ValueError
@@ -81,6 +86,15 @@ class SavedGraph:
         given = tf.nest.map_structure(lambda t: f"{t.dtype.name}{list(t.shape)}", inputs)
         raise ValueError(f"layer {layer!r} (revived from a SavedModel) has no call traced for inputs {given} with "
                          f"training={training}; its saved inputs: {'; '.join(saved)}")
+
+
+def _handle_here(variable: Any) -> Any:
+    """``variable``'s resource handle for the code running now: under a tf.distribute strategy the replica's own
+    copy (the first copy in cross-replica code, such as a symbolic build), else its one handle."""
+    value = getattr(variable, "value", variable)  # a Keras variable holds a tf.Variable
+    if isinstance(value, tf.distribute.DistributedValues) and tf.distribute.in_cross_replica_context():
+        value = tf.distribute.get_strategy().experimental_local_results(value)[0]
+    return value.handle
 
 
 def _spec_record(spec: Any) -> list[Any]:
