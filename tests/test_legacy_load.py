@@ -329,9 +329,8 @@ def test_revived_models_train_under_mirrored_strategy_as_their_writer_trained(
         files: Path, tmp_path: Path, mirrored: tf.distribute.MirroredStrategy, name: str, targets: str) -> None:
     """Loaded in a MirroredStrategy's scope (two CPU replicas), the saved graph runs on each replica's copy of the
     variables and the fit ends where tf.keras's single-device fit ended; the .keras copy loads there too."""
-    strategy = mirrored
     data, trained = np.load(files / f"{name}.npz"), np.load(files / f"{name}_trained.npz")
-    with strategy.scope():
+    with mirrored.scope():
         model, _ = loaded(files / f"{name}_savedmodel")
     assert_same_as_writer(model, files / f"{name}.npz")
     labels = data[targets] if targets in data.files else trained[targets]
@@ -340,7 +339,7 @@ def test_revived_models_train_under_mirrored_strategy_as_their_writer_trained(
     for i, value in enumerate(model.get_weights()):
         np.testing.assert_allclose(value, trained[f"w{i}"], rtol=RTOL, atol=ATOL, err_msg=f"weight {i}")
     model.save(tmp_path / "whole.keras")
-    with strategy.scope():
+    with mirrored.scope():
         again = tfnet_train.load_model(tmp_path / "whole.keras", safe_mode=False)
     np.testing.assert_array_equal(again.predict(data["x"], verbose=0), model.predict(data["x"], verbose=0))
 
