@@ -56,12 +56,12 @@ build: install
 
 # Keras 3's own training tests run against the engine in a process of their own (they change process-wide state).
 test: build
-	$(PY) -m ruff check src tests benchmarks interop_examples
+	$(PY) -m ruff check src tests benchmarks interop_examples tools
 	$(PY) -m pytest -q
 	$(PY) -m pytest -q tests/keras_suite
 
 lint: $(STAMP)
-	$(PY) -m ruff check src tests benchmarks interop_examples
+	$(PY) -m ruff check src tests benchmarks interop_examples tools
 
 demo: build
 	$(PY) -m tfnet_train.demo
