@@ -187,6 +187,33 @@ def test_safe_mode_is_readable_while_keras_deserializes() -> None:
     canary(seen == [True, False], "serialization_lib.in_safe_mode", use)
 
 
+def test_tf_keras_safe_mode_scope_governs_its_lambdas() -> None:
+    import tf_keras
+
+    use = "a tf.keras SavedModel's config is rebuilt in tf.keras's safe-mode scope, which refuses its lambdas"
+    config = tf_keras.layers.serialize(tf_keras.layers.Lambda(lambda t: t * 2.0))
+    try:
+        with keras_internals.tf_keras_safe_mode(True):
+            tf_keras.layers.deserialize(config)
+        refused = False
+    except ValueError as error:
+        refused = "lambda" in str(error)
+    canary(refused, "tf_keras.src.saving.serialization_lib.SafeModeScope(True)", use, "tf-keras")
+    with keras_internals.tf_keras_safe_mode(False):
+        layer = tf_keras.layers.deserialize(config)
+    canary(float(layer(tf.constant([1.5]))[0]) == 3.0, "tf_keras.src.saving.serialization_lib.SafeModeScope(False)",
+           use, "tf-keras")
+
+
+def test_tf_keras_builtin_layers_are_found_by_name() -> None:
+    import tf_keras
+
+    use = "a tf.keras SavedModel refused under safe_mode names the classes not at hand"
+    found = [keras_internals.tf_keras_builtin_layer(n) for n in ("Dense", "ResidualWrapper", "NoSuchLayerHere")]
+    canary(found[0] is tf_keras.layers.Dense and isinstance(found[1], type) and found[2] is None,
+           "tf_keras.src.layers.serialization.get_builtin_layer", use, "tf-keras")
+
+
 def test_tf_keras_revived_layers_are_told_apart(tmp_path: Path) -> None:
     import tf_keras
 

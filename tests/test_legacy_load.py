@@ -93,8 +93,9 @@ def test_compile_false_loads_layers_only(files: Path) -> None:
     assert_same_as_writer(model, files / "functional.npz")
 
 
-def test_tf_keras_saved_model_directory_is_rebuilt_as_an_engine_model(files: Path) -> None:
-    model, messages = loaded(files / "functional_savedmodel")
+@pytest.mark.parametrize("safe_mode", [True, False])  # from its config and variables alone, or by tf.keras's loader
+def test_tf_keras_saved_model_directory_is_rebuilt_as_an_engine_model(files: Path, safe_mode: bool) -> None:
+    model, messages = loaded(files / "functional_savedmodel", safe_mode=safe_mode)
     assert messages == []
     assert isinstance(model, tfnet_train.Model)
     assert isinstance(model.layers[1], keras.layers.Dense) and model.layers[1].name == "base_dense"
@@ -237,7 +238,7 @@ def test_settings_keras_3_lacks_are_named_and_unset_ones_ignored() -> None:
 def test_saved_model_custom_layer_is_revived_from_its_saved_graph(files: Path) -> None:
     from tfnet_train.engine.revived import RevivedLayer
 
-    model, messages = loaded(files / "custom_savedmodel")
+    model, messages = loaded(files / "custom_savedmodel", safe_mode=False)
     assert messages == []
     revived = model.get_layer("scaled")
     assert isinstance(revived, RevivedLayer) and revived.revived_class == "Scaled"
@@ -248,7 +249,7 @@ def test_saved_model_custom_layer_is_revived_from_its_saved_graph(files: Path) -
 
 
 def test_revived_layer_trains_as_its_writer_trained(files: Path) -> None:
-    model, _ = loaded(files / "custom_savedmodel")
+    model, _ = loaded(files / "custom_savedmodel", safe_mode=False)
     data, trained = np.load(files / "custom.npz"), np.load(files / "custom_trained.npz")
     model(data["x"][:4], training=True)
     assert len(model.losses) == 2  # the layer's activity loss and its kernel's l2 penalty, as tf.keras adds them
@@ -259,7 +260,7 @@ def test_revived_layer_trains_as_its_writer_trained(files: Path) -> None:
 
 
 def test_revived_layer_in_a_keras_file_loads_only_outside_safe_mode(files: Path, tmp_path: Path) -> None:
-    model, _ = loaded(files / "custom_savedmodel")
+    model, _ = loaded(files / "custom_savedmodel", safe_mode=False)
     data = np.load(files / "custom.npz")
     model.fit(data["x"], data["y"], batch_size=4, epochs=1, shuffle=False, verbose=0)
     model.save(tmp_path / "revived.keras")
@@ -275,7 +276,7 @@ def test_revived_layer_in_a_keras_file_loads_only_outside_safe_mode(files: Path,
 
 
 def test_revived_layer_ships_as_a_saved_model_and_refuses_h5(files: Path, tmp_path: Path) -> None:
-    model, _ = loaded(files / "custom_savedmodel")
+    model, _ = loaded(files / "custom_savedmodel", safe_mode=False)
     data = np.load(files / "custom.npz")
     with pytest.raises(ValueError, match=r"m.h5.*\['scaled'\].*\.keras"):
         model.save(tmp_path / "m.h5")
@@ -283,12 +284,14 @@ def test_revived_layer_ships_as_a_saved_model_and_refuses_h5(files: Path, tmp_pa
     model.export(tmp_path / "served", format="tf_saved_model", keras_model=True)
     served = tf.saved_model.load(str(tmp_path / "served"))
     np.testing.assert_allclose(served.serve(data["x"]).numpy(), data["predictions"], rtol=RTOL, atol=ATOL)
-    again = tfnet_train.load_model(tmp_path / "served")  # a SavedModel directory: revived under safe_mode too
+    with pytest.raises(ValueError, match=r"served.*model.keras.*'scaled' \(Scaled\).*safe_mode=False"):
+        tfnet_train.load_model(tmp_path / "served")  # the .keras it carries, refused as anywhere else
+    again = tfnet_train.load_model(tmp_path / "served", safe_mode=False)
     np.testing.assert_array_equal(again.predict(data["x"], verbose=0), model.predict(data["x"], verbose=0))
 
 
 def test_revived_layer_refuses_inputs_it_has_no_graph_for(files: Path) -> None:
-    model, _ = loaded(files / "custom_savedmodel")
+    model, _ = loaded(files / "custom_savedmodel", safe_mode=False)
     before = model.get_weights()
     with pytest.raises(ValueError, match=r"'scaled'.*float32\[2, 7\].*saved inputs.*6"):
         model.get_layer("scaled")(np.zeros((2, 7), "float32"))
@@ -301,7 +304,7 @@ def test_revived_layer_refuses_inputs_it_has_no_graph_for(files: Path) -> None:
 def test_subclassed_tf_keras_model_without_its_class_is_revived_whole(files: Path, tmp_path: Path) -> None:
     from tfnet_train.engine.revived import RevivedLayer
 
-    model, messages = loaded(files / "subclassed_savedmodel")
+    model, messages = loaded(files / "subclassed_savedmodel", safe_mode=False)
     assert messages == [] and isinstance(model, tfnet_train.Model)
     assert [type(layer) for layer in model.layers[1:]] == [RevivedLayer]
     assert model.layers[1].revived_class == "TwoLayers" and model.input_shape == (None, 6)
@@ -331,7 +334,7 @@ def test_revived_models_train_under_mirrored_strategy_as_their_writer_trained(
     variables and the fit ends where tf.keras's single-device fit ended; the .keras copy loads there too."""
     data, trained = np.load(files / f"{name}.npz"), np.load(files / f"{name}_trained.npz")
     with mirrored.scope():
-        model, _ = loaded(files / f"{name}_savedmodel")
+        model, _ = loaded(files / f"{name}_savedmodel", safe_mode=False)
     assert_same_as_writer(model, files / f"{name}.npz")
     labels = data[targets] if targets in data.files else trained[targets]
     history = model.fit(data["x"], labels, batch_size=4, epochs=2, shuffle=False, verbose=0).history

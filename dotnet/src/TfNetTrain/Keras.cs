@@ -96,7 +96,7 @@ namespace TfNetTrain
             /// a tfnet_train model, compiled (optimizer state and train counter included) when the file was and
             /// <paramref name="compile"/> is true; also a whole-model ".h5" of Keras 3 or tf.keras 2 (its training
             /// configuration translated) and a tf.keras SavedModel directory (needs the tf-keras package). <paramref name="safeMode"/> (Keras's default) refuses files that
-            /// carry Python code, such as a Lambda layer's; turn it off only for files you trust.
+            /// carry Python code, such as a Lambda layer's, and SavedModel folders whose layers only their TensorFlow graph can run; turn it off only for files you trust.
             /// </summary>
             public static Model LoadModel(string path, bool compile = true, bool safeMode = true)
             {

@@ -69,7 +69,8 @@ __all__ = [
     "loss_scale_factor", "loss_tracker", "metrics_result_or_logs", "potentially_ragged_concat", "preprocessed",
     "progbar_in_fit", "pythonify_logs", "rebase", "set_compile_option", "set_initial_epoch", "should_eval", "slot_list",
     "slot_of", "symbolic_build", "tensorboard_graph_pending", "tensorboard_graph_written", "tensorboard_traces",
-    "trainable_variables_of", "unscale_loss_for_distribution", "variable_index",
+    "tf_keras_builtin_layer", "tf_keras_safe_mode", "trainable_variables_of", "unscale_loss_for_distribution",
+    "variable_index",
 ]
 
 Gradient = tf.Tensor | None  # one per trainable variable (None: the variable has no gradient)
@@ -138,6 +139,23 @@ def is_tf_keras_revived(layer: Any) -> bool:
     from tf_keras.src.saving.legacy.saved_model.load import RevivedLayer
 
     return isinstance(layer, RevivedLayer)
+
+
+def tf_keras_safe_mode(safe_mode: bool) -> Any:
+    """tf.keras's own safe-mode scope (tf-keras exports none): within ``tf_keras_safe_mode(True)`` its deserializers
+    refuse Python lambdas (a Lambda layer's, a cell wrapper's ``residual_fn`` or dropout filter) as Keras 3's
+    ``safe_mode`` does; outside any scope tf.keras loads them, as its SavedModel loader does."""
+    from tf_keras.src.saving.serialization_lib import SafeModeScope
+
+    return SafeModeScope(safe_mode)
+
+
+def tf_keras_builtin_layer(class_name: str) -> type | None:
+    """The tf.keras layer class its deserializer knows by ``class_name`` (those it exports under no public name, such
+    as its RNN cell wrappers, included), else None: what a SavedModel's refusal names as not at hand."""
+    from tf_keras.src.layers.serialization import get_builtin_layer
+
+    return get_builtin_layer(class_name)
 
 
 # ----- Keras's trainer ------------------------------------------------------------------------------------------

@@ -1,16 +1,17 @@
 """Whole-model files other than ``.keras``: Keras 3 and tf.keras 2 ``.h5`` files with their training configuration,
-and tf.keras SavedModel directories (through the optional ``tf-keras`` package), opened as engine models.
+and the folders ``load_model`` takes: ``export(..., keras_model=True)``'s (the ``.keras`` file it carries, loaded as
+any ``.keras`` file) and tf.keras SavedModel directories (:mod:`tfnet_train.engine.tf_keras_savedmodel`).
 
 A tf.keras 2 training configuration (loss, metrics, optimizer) is translated to Keras 3; what cannot be translated
 is named in one warning and the model is returned uncompiled. Optimizer state (slot variables) is not carried over:
-the optimizer starts fresh. ``safe_mode`` refuses Python code (``Lambda`` layers) in every format.
+the optimizer starts fresh. ``safe_mode`` refuses Python code (``Lambda`` layers) in every format, and a SavedModel's
+TensorFlow graph.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
-import tempfile
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -19,9 +20,8 @@ from typing import Any
 
 import h5py
 import keras
-import tensorflow as tf
 
-from tfnet_train.engine import keras_internals, revived
+from tfnet_train.engine import keras_internals
 from tfnet_train.engine.export import KERAS_MODEL_IN_SAVED_MODEL
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -91,11 +91,12 @@ def load_other_format(filepath: Any, custom_objects: dict[str, Any] | None, comp
         return None
     if kind == "h5":
         return load_h5(filepath, custom_objects, compile, safe_mode)
-    if kind == "keras_in_saved_model":  # the engine's own SavedModel folder: the whole model it carries
+    if kind == "keras_in_saved_model":  # export(..., keras_model=True)'s folder: the .keras it carries, as any .keras
         from tfnet_train.engine.model import load_model
 
-        with revived.graphs_allowed():  # a SavedModel directory is TensorFlow's program format (revived.py)
-            return load_model(Path(filepath) / KERAS_MODEL_IN_SAVED_MODEL, custom_objects, compile, safe_mode)
+        return load_model(Path(filepath) / KERAS_MODEL_IN_SAVED_MODEL, custom_objects, compile, safe_mode)
+    from tfnet_train.engine.tf_keras_savedmodel import load_saved_model
+
     return load_saved_model(filepath, custom_objects, compile, safe_mode)
 
 
@@ -315,86 +316,3 @@ def _optimizer(config: Any, custom: dict[str, Any], problems: list[str]) -> Any:
             return None
     return _construct(cls, settings, problems, f"optimizer {name}",
                       lambda dropped: [f"{k}={settings[k]!r}" for k in dropped])
-
-
-# ----- tf.keras SavedModel directories ----------------------------------------------------------------------------
-
-
-def _saved_model_records(folder: Path) -> dict[str, dict[str, Any]]:
-    """The Keras metadata of a tf.keras SavedModel: each node's JSON record by its path ("root", "root.layer-0")."""
-    from tf_keras.protobuf import saved_metadata_pb2
-
-    metadata = saved_metadata_pb2.SavedMetadata()
-    metadata.ParseFromString((folder / "keras_metadata.pb").read_bytes())
-    records = {}
-    for node in metadata.nodes:
-        try:
-            record = json.loads(node.metadata)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records[node.node_path] = record
-    return records
-
-
-def _saved_model_uses_lambda(records: dict[str, dict[str, Any]]) -> bool:
-    return any(record.get("class_name") == "Lambda" or '"function_type": "lambda"' in json.dumps(record)
-               for record in records.values())
-
-
-def _revived_model(legacy: Any, records: dict[str, dict[str, Any]], custom_objects: dict[str, Any] | None,
-                   compile: bool, source: str) -> Any:
-    """A subclassed tf.keras model whose class is not at hand: an engine Functional that takes the inputs its call
-    was saved for and runs it as one RevivedLayer, compiled with its training configuration."""
-    from tfnet_train.engine.model import Functional
-
-    layer = revived.RevivedLayer.of_revived(legacy)
-    specs = {str(c.structured_input_signature[0][0]) for c in layer.saved_calls()}
-    if len(specs) != 1:
-        raise ValueError(f"filepath {source!r} holds a subclassed tf.keras model ({type(legacy).__name__}) whose "
-                         f"call was saved for {len(specs)} input signatures ({'; '.join(sorted(specs))}); "
-                         "expected one to build the model's inputs from")
-    spec = layer.saved_calls()[0].structured_input_signature[0][0]
-    inputs = tf.nest.map_structure(lambda s: keras.Input(batch_shape=tuple(s.shape), dtype=s.dtype.name), spec)
-    model = Functional(inputs, layer(inputs), name=legacy.name)
-    root = records.get("root", {})
-    if compile and root.get("training_config") is not None:
-        compile_from_training_config(model, root["training_config"], str(root.get("keras_version", "")),
-                                     custom_objects, source)
-    return model
-
-
-def load_saved_model(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
-                     safe_mode: bool = True) -> Any:
-    """An engine model rebuilt, with the same weights, from a tf.keras SavedModel directory (needs ``tf-keras``:
-    ``pip install tfnet-train[legacy]``)."""
-    folder = Path(filepath)
-    try:
-        import tf_keras
-    except ImportError:
-        raise ImportError(f"loading the tf.keras SavedModel {str(folder)!r} needs the tf-keras package: "
-                          "pip install 'tfnet-train[legacy]'") from None
-    records = _saved_model_records(folder)
-    if safe_mode and _saved_model_uses_lambda(records):
-        raise ValueError(f"filepath {str(folder)!r} holds a Lambda layer (Python code); safe_mode=True refuses "
-                         "to load it. Pass safe_mode=False only for files you trust")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # tf_keras's advice about its own formats
-        legacy = tf_keras.models.load_model(str(folder), custom_objects=custom_objects, compile=compile)
-    if not isinstance(legacy, tf_keras.Sequential) and not getattr(legacy, "_is_graph_network", False):
-        if keras_internals.is_tf_keras_revived(legacy):  # its class is not at hand: it runs its saved graph
-            return _revived_model(legacy, records, custom_objects, compile, str(folder))
-        raise ValueError(f"filepath {str(folder)!r} holds a subclassed tf.keras model ({type(legacy).__name__}) "
-                         "whose layers cannot be rebuilt from its config; expected a Sequential or functional "
-                         "model, or a subclassed one loaded without its class in custom_objects (it then runs its "
-                         "saved graph)")
-    with tempfile.TemporaryDirectory(prefix="tfnet_train_savedmodel_") as scratch:
-        copy = Path(scratch, "model.h5")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            legacy.save(str(copy), save_format="h5", include_optimizer=compile)
-        # Layers of classes unknown here come back as RevivedLayers running their saved graph (revived.py).
-        layers = revived.revived_layers(legacy)
-        reviver = revived.Reviver(layers)
-        revivers = {type(layer).__name__: reviver for layer in layers.values()}
-        return load_h5(copy, {**revivers, **(custom_objects or {})}, compile, safe_mode, source=str(folder))

@@ -4,34 +4,20 @@ graph saved with them: tf.keras's and TensorFlow.NET's ``RevivedLayer`` (``Savin
 The layer owns ordinary Keras variables (trained, saved and loaded as any layer's) and calls the saved call function
 with its own variables in place of the ones the function captured, so the graph is pure code. A ``.keras`` file keeps
 that graph among the layer's assets; reading it back runs graph code from the file, which ``safe_mode`` refuses as
-Keras refuses ``keras.layers.TFSMLayer`` configs. A SavedModel directory named by the caller is TensorFlow's program
-format (``tf.saved_model.load`` runs it too), so ``load_model`` revives its layers under any ``safe_mode``.
+Keras refuses ``keras.layers.TFSMLayer`` configs, wherever the file sits (inside an ``export`` folder too). A
+SavedModel directory's graph runs only when it is loaded with ``safe_mode=False``
+(:mod:`tfnet_train.engine.tf_keras_savedmodel`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import keras
 import tensorflow as tf
 
 from tfnet_train.engine import keras_internals
-
-_GRAPHS_ALLOWED = contextvars.ContextVar("tfnet_train_revived_graphs_allowed", default=False)
-
-
-@contextlib.contextmanager
-def graphs_allowed() -> Iterator[None]:
-    """Within: revived layers are rebuilt from the graphs a file carries whatever ``safe_mode`` says (the file is a
-    SavedModel directory the caller named)."""
-    token = _GRAPHS_ALLOWED.set(True)
-    try:
-        yield
-    finally:
-        _GRAPHS_ALLOWED.reset(token)
 
 
 class SavedGraph:
@@ -175,7 +161,7 @@ class RevivedLayer(keras.layers.Layer):
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> RevivedLayer:
-        if keras_internals.in_safe_mode() is not False and not _GRAPHS_ALLOWED.get():
+        if keras_internals.in_safe_mode() is not False:
             raise ValueError(
                 f"layer {config.get('name')!r} ({config.get('revived_class')}) was revived from a SavedModel and "
                 "runs the TensorFlow graph stored with it; safe_mode=True refuses graph code in a .keras file, as "

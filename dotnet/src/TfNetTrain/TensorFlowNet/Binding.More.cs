@@ -194,7 +194,7 @@ namespace TfNetTrain.TensorFlowNet
         {
         }
 
-        /// <summary>A Keras SavedModel directory as a model (TF.NET's <c>tf.saved_model.load(dir) as Model</c>): keras.models.load_model.</summary>
+        /// <summary>A Keras SavedModel directory as a model (TF.NET's <c>tf.saved_model.load(dir) as Model</c>): keras.models.load_model, under its default safe_mode (a folder whose layers only its graph can run needs <c>keras.models.load_model(dir, safe_mode: false)</c>).</summary>
         public Functional load(string export_dir)
         {
             if (export_dir == null) throw new ArgumentNullException(nameof(export_dir));
