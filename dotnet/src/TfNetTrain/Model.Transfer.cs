@@ -55,13 +55,17 @@ namespace TfNetTrain
         /// the <c>serving_default</c> signature, for TF Serving and TensorFlow.NET) or "onnx" (one file, for ONNX
         /// Runtime; needs the onnx extra). The export is loaded back and compared with <see cref="Predict(NDArray, int?, int?)"/>
         /// on a batch before it is renamed into place: written whole or not at all.
+        /// <para>It replaces only an earlier export: a path holding anything else (a file, a folder that is not a
+        /// SavedModel, a SavedModel folder holding other files too) is a <see cref="TfNetTrainArgumentException"/>,
+        /// and an earlier export with <paramref name="overwrite"/> false a <see cref="TfNetTrainIOException"/>
+        /// (Python's FileExistsError); nothing is written then.</para>
         /// </summary>
-        public void Export(string path, string format = "tf_saved_model") => Export(path, format, kerasModel: false);
+        public void Export(string path, string format = "tf_saved_model", bool overwrite = true) => Export(path, format, kerasModel: false, overwrite: overwrite);
 
         /// <summary>A SavedModel folder that also carries the model to train (TF.NET's <c>save(dir, save_format: "tf")</c>, which <c>load_model</c> reads back).</summary>
-        internal void ExportSavedModelWithKerasModel(string path) => Export(path, "tf_saved_model", kerasModel: true);
+        internal void ExportSavedModelWithKerasModel(string path, bool overwrite) => Export(path, "tf_saved_model", kerasModel: true, overwrite: overwrite);
 
-        private void Export(string path, string format, bool kerasModel)
+        private void Export(string path, string format, bool kerasModel, bool overwrite)
         {
             if (path == null) throw new ArgumentNullException(nameof(path));
             if (format == null) throw new ArgumentNullException(nameof(format));
@@ -70,7 +74,8 @@ namespace TfNetTrain
                 using (var p = new PyString(path))
                 using (var fmt = new PyString(format))
                 using (var withModel = kerasModel.ToPython())
-                using (Saving(f, "export_model", _handle, p, fmt, withModel)) return 0;
+                using (var replace = overwrite.ToPython())
+                using (Saving(f, "export_model", _handle, p, fmt, withModel, replace)) return 0;
             });
         }
 

@@ -45,12 +45,14 @@ def model_from_config(config: str) -> Model:
     return Model.from_config(data)
 
 
-def export_model(model: Any, path: str, format: str = "tf_saved_model", keras_model: bool = False) -> None:
-    """`model.export(path, format)`: a checked SavedModel or ONNX export, written whole or not at all;
-    `keras_model`: the SavedModel also carries the model to train (TF.NET's `save(dir, save_format: "tf")`)."""
+def export_model(model: Any, path: str, format: str = "tf_saved_model", keras_model: bool = False,
+                 overwrite: bool = True) -> None:
+    """`model.export(path, format, overwrite=overwrite)`: a checked SavedModel or ONNX export, written whole or not at
+    all, only over an earlier export; `keras_model`: the SavedModel also carries the model to train (TF.NET's
+    `save(dir, save_format: "tf")`)."""
     if not isinstance(model, Model):
         raise TypeError(f"model must be a tfnet_train Model; got {type(model).__name__}")
-    model.export(str(path), format=str(format), keras_model=bool(keras_model))
+    model.export(str(path), format=str(format), keras_model=bool(keras_model), overwrite=bool(overwrite))
 
 
 def _check_layer(layer: Any) -> Any:

@@ -1,16 +1,27 @@
 """model.export: a SavedModel with a serving signature or an ONNX file, checked after writing and written whole or
-not at all.
+not at all, never over what is not an earlier export.
 
 Keras 3 writes both (ONNX through the optional ``tf2onnx``, checked with ``onnxruntime``: ``pip install
 "tfnet-train[onnx]"``). The engine writes into a temporary file or folder beside the target, loads it back
 (``tf.saved_model.load``; ``onnxruntime.InferenceSession``), compares its outputs with ``predict`` on a batch within
 the project's float32 tolerance, and only then renames it into place. A failed export leaves the target as it was.
+
+A SavedModel target must be absent, an empty folder or an earlier export (a folder holding ``saved_model.pb`` and
+only SavedModel entries); anything else is refused with a ValueError before anything is written, and an earlier
+export with ``overwrite=False`` with a FileExistsError. The old export is replaced in two renames: to
+``<target>.old-<hex>`` beside it, then the new one to ``<target>``, then the old one is removed (a second rename
+that fails puts the old one back). A process killed between the two renames leaves no ``<target>`` but the whole
+old export at ``<target>.old-<hex>``: the next export to that target moves it back first, and
+``load_model(<target>)`` names it in its error.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -29,23 +40,124 @@ EXPORT_FORMATS: tuple[str, ...] = ("tf_saved_model", "onnx")
 KERAS_MODEL_IN_SAVED_MODEL = Path("assets.extra", "model.keras")
 
 
+#: The entries of a SavedModel folder: TensorFlow's, tf.keras's metadata, and ``assets.extra`` (SavedModel's place for
+#: its users' files, where ``keras_model=True`` puts the model). A folder holding anything else is not replaced.
+SAVED_MODEL_ENTRIES = frozenset({"saved_model.pb", "saved_model.pbtxt", "variables", "assets", "assets.extra",
+                                 "fingerprint.pb", "keras_metadata.pb"})
+#: What the old export is renamed to, beside the target, while the new one takes its place: ``<name>.old-<hex>``
+#: with 12 lowercase hex digits (no other name is taken for one).
+OLD_EXPORT_MARK = ".old-"
+_OLD_EXPORT_HEX = re.compile(r"[0-9a-f]{12}")
+
+
+def _is_saved_model_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink() and any((path / n).is_file() for n in ("saved_model.pb",
+                                                                                            "saved_model.pbtxt"))
+
+
+def check_saved_model_target(path: Path, overwrite: bool) -> None:
+    """Refuse a SavedModel ``path`` that is neither absent, an empty folder nor an earlier export (ValueError naming
+    what is there), and an earlier export when ``overwrite`` is false (FileExistsError)."""
+    if not os.path.lexists(path):
+        return
+    expected = "expected no such path, an empty folder or an earlier export (a SavedModel folder) to replace"
+    if path.is_symlink():
+        raise ValueError(f"filepath {str(path)!r} is a symbolic link; {expected}")
+    if not path.is_dir():
+        raise ValueError(f"filepath {str(path)!r} is a file, not a SavedModel folder; {expected}")
+    entries = sorted(os.listdir(path))
+    if not entries:
+        return
+    if not _is_saved_model_folder(path):
+        shown = entries[:5] + (["..."] if len(entries) > 5 else [])
+        raise ValueError(f"filepath {str(path)!r} is a folder that is not a SavedModel (no saved_model.pb; it holds "
+                         f"{shown}); {expected}")
+    foreign = [e for e in entries if e not in SAVED_MODEL_ENTRIES]
+    if foreign:
+        raise ValueError(f"filepath {str(path)!r} is a SavedModel folder that also holds {foreign[:5]}, which the "
+                         f"export would delete; {expected}, holding only {sorted(SAVED_MODEL_ENTRIES)}")
+    if not overwrite:
+        raise FileExistsError(errno.EEXIST, f"filepath {str(path)!r} holds an earlier export and overwrite=False")
+
+
+def check_file_target(path: Path, overwrite: bool) -> None:
+    """Refuse a one-file export (ONNX) over a folder (ValueError) or over a file when ``overwrite`` is false."""
+    if path.is_dir():
+        raise ValueError(f"filepath {str(path)!r} is a folder; expected a file path for format='onnx'")
+    if os.path.lexists(path) and not overwrite:
+        raise FileExistsError(errno.EEXIST, f"filepath {str(path)!r} exists and overwrite=False")
+
+
+def interrupted_exports(path: Path) -> list[Path]:
+    """Old exports an interrupted export left beside ``path`` (``<name>.old-<hex>`` SavedModel folders)."""
+    folder = path.parent
+    prefix = path.name + OLD_EXPORT_MARK
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(folder / n for n in names if n.startswith(prefix) and _OLD_EXPORT_HEX.fullmatch(n[len(prefix):])
+                  and _is_saved_model_folder(folder / n))
+
+
+def refuse_interrupted_export(filepath: object) -> None:
+    """FileNotFoundError naming the old export when ``filepath`` is missing because an export was interrupted
+    between its two renames (``load_model`` calls this; it moves nothing)."""
+    if not isinstance(filepath, str | os.PathLike):
+        return
+    path = Path(filepath)
+    if os.path.lexists(path):
+        return
+    left = interrupted_exports(path)
+    if left:
+        raise FileNotFoundError(errno.ENOENT, f"filepath {str(path)!r} does not exist: an export to it was interrupted "
+                                f"between its two renames and left the previous export at {str(left[0])!r}; rename "
+                                "it back, or export again (which moves it back first)")
+
+
+def recover_interrupted_export(path: Path) -> None:
+    """Move the old export an interrupted export left beside a missing ``path`` back to ``path``; ValueError when
+    there are several (which one is the last cannot be told)."""
+    if os.path.lexists(path):
+        return
+    left = interrupted_exports(path)
+    if len(left) > 1:
+        raise ValueError(f"filepath {str(path)!r} does not exist and interrupted exports left {[str(p) for p in left]} "
+                         "beside it; expected at most one: keep the one to replace at that path and remove the others")
+    if left:
+        os.replace(left[0], path)
+        fsync_directory(path.parent)
+
+
 @contextlib.contextmanager
-def atomic_directory(path: Path) -> Iterator[Path]:
-    """A temporary folder beside ``path``; on success it replaces ``path`` (an old folder there is moved aside
-    first and removed after), on failure it is removed and ``path`` is untouched."""
-    folder = path.parent if str(path.parent) else Path(".")
+def atomic_directory(path: Path, overwrite: bool = True) -> Iterator[Path]:
+    """A temporary folder beside ``path``; on success it replaces ``path``, on failure it is removed and ``path`` is
+    untouched. ``path`` must pass :func:`check_saved_model_target` (checked before and again after writing); an old
+    export there is renamed to ``<name>.old-<hex>`` first and removed only once the new one is in place."""
+    folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
+    recover_interrupted_export(path)
+    check_saved_model_target(path, overwrite)
     temporary = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder))
     try:
         yield temporary
-        if path.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=folder))
-            os.replace(path, old / "previous")
-            os.replace(temporary, path)
-            shutil.rmtree(old, ignore_errors=True)
+        check_saved_model_target(path, overwrite)  # something may have come there while the export was written
+        finished = interrupted_exports(path)  # old copies of exports killed after both renames
+        if os.path.lexists(path):
+            old = folder / f"{path.name}{OLD_EXPORT_MARK}{secrets.token_hex(6)}"
+            os.replace(path, old)
+            # Here, and only here, no export is at `path`: the old one is whole at `old` (recovered as above).
+            try:
+                os.replace(temporary, path)
+            except OSError:
+                os.replace(old, path)  # the rename failed (a kill cannot come here): the old export goes back
+                raise
+            finished.append(old)
         else:
             os.replace(temporary, path)
         fsync_directory(folder)
+        for stale in finished:
+            shutil.rmtree(stale, ignore_errors=True)
     finally:
         shutil.rmtree(temporary, ignore_errors=True)
 
@@ -112,7 +224,8 @@ class ExportMixin:
     """``export`` written whole or not at all and checked against ``predict``."""
 
     def export(self, filepath: str | os.PathLike[str], format: str = "tf_saved_model", verbose: bool | None = None,
-               input_signature: Any = None, sample: Any = None, keras_model: bool = False, **kwargs: Any) -> None:
+               input_signature: Any = None, sample: Any = None, keras_model: bool = False, overwrite: bool = True,
+               **kwargs: Any) -> None:
         """Keras's ``export`` for ``format`` in EXPORT_FORMATS ("tf_saved_model": a folder with ``serve`` and the
         ``serving_default`` signature; "onnx": one file), loaded back and compared with ``predict`` on ``sample``
         (default: a seeded batch shaped like the inputs) before it is renamed into place.
@@ -120,12 +233,19 @@ class ExportMixin:
         ``keras_model=True`` (SavedModel only) also puts the whole model, as a ``.keras`` file, at
         ``assets.extra/model.keras`` in the folder, where SavedModel keeps its users' own files: ``load_model``
         on the folder then gives back a model to train (TF.NET's ``save(dir, save_format: "tf")`` is loaded back so).
+
+        The target must be absent, or an earlier export of the same format: a SavedModel folder holding only
+        SavedModel entries (an empty folder too), or for ONNX a file. Anything else is refused (ValueError naming it)
+        before anything is written; an earlier export is replaced when ``overwrite`` (the default, as Keras's and
+        TF.NET's ``save``), refused with a FileExistsError otherwise.
         """
         if keras_model and format != "tf_saved_model":
             raise ValueError(f"keras_model=True needs format='tf_saved_model' (a folder to hold it), got {format!r}")
         if format not in EXPORT_FORMATS:
             raise ValueError(f"Unrecognized format={format!r}: format must be one of {list(EXPORT_FORMATS)}, "
                              f"got {format!r}")
+        if not isinstance(overwrite, bool):
+            raise TypeError(f"overwrite must be a bool, got {type(overwrite).__name__}")
         if not self.built:
             raise ValueError("export needs a built model: call it on data, build() it, or fit it first")
         if format == "onnx":
@@ -137,12 +257,16 @@ class ExportMixin:
         from tfnet_train.engine.save import _written_by_chief
 
         target = Path(filepath)
+        if format == "tf_saved_model":  # before any work, on every worker (as save's overwrite check)
+            check_saved_model_target(target, overwrite)
+        else:
+            check_file_target(target, overwrite)
         batch = sample_batch(self) if sample is None else sample
         expected = self.predict(batch, verbose=0)
         keras_export = super().export  # type: ignore[misc]
         with _written_by_chief(self, target) as destination:
             if format == "tf_saved_model":
-                with atomic_directory(destination) as temporary:
+                with atomic_directory(destination, overwrite) as temporary:
                     keras_export(str(temporary), format=format, verbose=bool(verbose), input_signature=input_signature,
                                  **kwargs)
                     check_saved_model(temporary, batch, expected, target)
@@ -153,3 +277,4 @@ class ExportMixin:
                     keras_export(str(temporary), format=format, verbose=bool(verbose), input_signature=input_signature,
                                  **kwargs)
                     check_onnx(temporary, batch, expected, target)
+                    check_file_target(destination, overwrite)  # again: a file may have come there meanwhile

@@ -262,8 +262,10 @@ def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None, comp
     ``safe_mode=True`` (Keras's default) refuses to deserialize Python code such as a ``Lambda`` layer's; pass
     ``safe_mode=False`` only for files you trust.
     """
+    from tfnet_train.engine.export import refuse_interrupted_export
     from tfnet_train.engine.legacy import load_other_format
 
+    refuse_interrupted_export(filepath)  # a missing export folder whose old copy an interrupted export left aside
     model = load_other_format(filepath, custom_objects, compile, safe_mode)  # .h5 and SavedModel; None for .keras
     if model is not None:
         return model

@@ -60,6 +60,9 @@ namespace TfNetTrain.TensorFlowNet
         /// serving signatures and weights) that also carries the whole model, optimizer state included, at
         /// <c>assets.extra/model.keras</c>, so <c>keras.models.load_model(dir)</c> gives it back to train as TF.NET's
         /// does. <paramref name="include_optimizer"/> false leaves that file out: an inference export only.
+        /// A directory replaces only an earlier export (<see cref="TfNetTrain.Model.Export"/>): a file, a folder that is
+        /// not a SavedModel or one holding other files too is a <see cref="TfNetTrainArgumentException"/>, an earlier
+        /// export with <paramref name="overwrite"/> false a <see cref="TfNetTrainIOException"/>.
         /// </summary>
         public void save(string filepath, bool overwrite = true, bool include_optimizer = true, string save_format = "tf")
         {
@@ -74,10 +77,8 @@ namespace TfNetTrain.TensorFlowNet
             }
             if (save_format != "tf")
                 throw new ArgumentException($"save_format must be \"tf\", \"h5\" or \"keras\"; got {save_format ?? "null"}", nameof(save_format));
-            if (!overwrite && (System.IO.Directory.Exists(filepath) || System.IO.File.Exists(filepath)))
-                throw new System.IO.IOException($"filepath {filepath} exists and overwrite is false");
-            if (include_optimizer) EngineModel.ExportSavedModelWithKerasModel(filepath); // load_model reads it back, as TF.NET's
-            else EngineModel.Export(filepath, "tf_saved_model");
+            if (include_optimizer) EngineModel.ExportSavedModelWithKerasModel(filepath, overwrite); // load_model reads it back, as TF.NET's
+            else EngineModel.Export(filepath, "tf_saved_model", overwrite);
         }
 
         /// <summary>Parameters that train now.</summary>
