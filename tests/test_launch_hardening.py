@@ -138,7 +138,52 @@ def test_a_worker_whose_launcher_already_died_does_not_start(tmp_path: Path) -> 
     shim = launcher._with_parent(sys.executable)
     if shim == [sys.executable]:
         pytest.fail("the parent-death shim is Linux-only and this suite runs on Linux")
-    shim[4] = "1"  # a parent pid that is not ours
+    shim[shim.index(str(os.getpid()))] = "1"  # a parent pid that is not ours
     run = subprocess.run([*shim, "-c", f"open({str(marker)!r}, 'w')"], timeout=30)
     assert run.returncode == 128 + signal.SIGTERM
     assert not marker.exists()
+
+
+#: A module planted in the current directory: it leaves a marker there and ends its interpreter with status 98.
+PLANTED = """\
+import os
+open(os.path.join(os.getcwd(), "ran-{name}"), "w").close()
+raise SystemExit(98)
+"""
+
+
+def _plant(folder: Path, names: tuple[str, ...] = ("ctypes", "json")) -> None:
+    """`ctypes.py` (imported by the parent-death shim) and `json.py` (imported by the launcher itself)."""
+    for name in names:
+        (folder / f"{name}.py").write_text(PLANTED.format(name=name))
+
+
+@pytest.mark.parametrize(("planted", "netns"), [("ctypes", False), ("ctypes", True), ("json", True)],
+                         ids=["shim", "shim-netns", "relaunch-netns"])
+def test_the_launchers_pythons_import_nothing_from_the_current_directory(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        planted: str, netns: bool) -> None:
+    """The shim that starts each worker (it imports ctypes), and the launcher run again inside the namespace (`-m`;
+    it imports json), keep the current directory off sys.path: a module planted there is not run."""
+    if netns and launcher.netns_command() is None:
+        pytest.skip("no private network namespace here (unshare -n / -rn failed)")
+    _plant(tmp_path, (planted,))
+    monkeypatch.chdir(tmp_path)
+    out = open(os.devnull, "w")  # noqa: SIM115
+    try:
+        status = launcher.launch(["true"], 1, netns=netns, timeout=60, stdout=out, stderr=out)
+    finally:
+        out.close()
+    assert sorted(path.name for path in tmp_path.glob("ran-*")) == []
+    assert status == 0
+
+
+def test_the_console_script_runs_nothing_from_the_current_directory(tmp_path: Path) -> None:
+    """`tfnet-train launch --workers 1 -- true` typed in a folder holding a planted `ctypes.py` / `json.py`."""
+    script = Path(sys.executable).parent / "tfnet-train"
+    assert script.is_file(), f"{script} missing: the project is installed with `make install` (pip install -e .)"
+    _plant(tmp_path)
+    run = subprocess.run([str(script), "launch", "--workers", "1", "--timeout", "60", "--", "true"], cwd=tmp_path,
+                         capture_output=True, text=True, env=_env(), timeout=120)
+    assert sorted(path.name for path in tmp_path.glob("ran-*")) == []
+    assert run.returncode == 0, run.stderr

@@ -335,7 +335,10 @@ def _relaunch_in_namespace(prefix: list[str], command: list[str], workers: int, 
     env[_INSIDE_ENV] = "1"
     env[_PATH_ENV] = json.dumps(env.get("PYTHONPATH"))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    inner = [sys.executable, "-m", "tfnet_train.launch", "--workers", str(workers), "--no-netns", "--end-on-stdin-eof"]
+    # -P: the current directory stays off sys.path, so a json.py there is not imported. Not -I, which would drop the
+    # PYTHONPATH that finds the package (and the caller's own) and the user's site-packages.
+    inner = [sys.executable, "-P", "-m", "tfnet_train.launch", "--workers", str(workers), "--no-netns",
+             "--end-on-stdin-eof"]
     if timeout is not None:
         inner += ["--timeout", repr(float(timeout))]
     process = subprocess.Popen([*_with_parent(prefix[0]), *prefix[1:], *inner, "--", *command], env=env,
@@ -498,7 +501,9 @@ def _end(process: subprocess.Popen, sig: int) -> None:
 
 # Run in the child by ``_with_parent``: SIGTERM it when the process that started it dies (PR_SET_PDEATHSIG, kept
 # across exec), then exec the command; exits at once when that process already died. A separate interpreter, not
-# subprocess's preexec_fn, which is unsafe once this process runs threads (the relays, a caller's own).
+# subprocess's preexec_fn, which is unsafe once this process runs threads (the relays, a caller's own). Isolated
+# (-I: no current directory on sys.path, no PYTHON* variables, no user site-packages) and without site (-S): it
+# imports four standard modules and needs nothing else; the command it execs gets the environment unchanged.
 _PDEATHSIG_SHIM = (
     "import ctypes, os, signal, sys\n"
     "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)\n"
@@ -512,7 +517,7 @@ def _with_parent(program: str) -> list[str]:
     this process is killed by SIGKILL; elsewhere ``program`` itself (the launcher ends its workers when it can)."""
     if not sys.platform.startswith("linux"):
         return [program]
-    return [sys.executable, "-S", "-c", _PDEATHSIG_SHIM, str(os.getpid()), program]
+    return [sys.executable, "-I", "-S", "-c", _PDEATHSIG_SHIM, str(os.getpid()), program]
 
 
 def _relay(stream, target: TextIO, prefix: str, lock: threading.Lock | None = None,

@@ -16,7 +16,8 @@ namespace TfNetTrain
     /// <para>The Python launcher runs as a child process of the virtual environment's interpreter (found as
     /// <see cref="PythonLocation.Find"/> finds it), not inside an embedded interpreter: the workers are separate
     /// processes in any case, and so a launch neither needs nor disturbs a running <see cref="PythonRuntime"/>.
-    /// The child inherits this process's environment (PYTHONPATH included).</para>
+    /// The child inherits this process's environment (PYTHONPATH included) and runs with Python's <c>-P</c>, so that
+    /// modules in the current directory are not imported.</para>
     /// </summary>
     public static class Launcher
     {
@@ -39,9 +40,11 @@ namespace TfNetTrain
                 throw new TfNetTrainArgumentException("options.Timeout", $"expected a positive time span, got {options.Timeout.Value}");
 
             string python = options.PythonExecutable ?? PythonLocation.Find(options.Python).ProgramName ?? "python3";
+            // -P: the current directory stays off sys.path, so a json.py in the folder this process runs in is not
+            // imported (not -I, which would drop the PYTHONPATH this process passes on).
             // --end-on-stdin-eof: the launcher's input is a pipe from this process, which the system closes when this
             // process ends, however it ends (a crash, a kill): the launcher then ends every worker.
-            var arguments = new List<string> { "-m", "tfnet_train.launch", "--workers", workers.ToString(CultureInfo.InvariantCulture), "--end-on-stdin-eof" };
+            var arguments = new List<string> { "-P", "-m", "tfnet_train.launch", "--workers", workers.ToString(CultureInfo.InvariantCulture), "--end-on-stdin-eof" };
             if (!options.NetworkNamespace) arguments.Add("--no-netns");
             if (options.Timeout.HasValue)
             {
