@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import socket
 import struct
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,13 +23,25 @@ from tfnet_train import optimizers
 from tfnet_train.bridge import datasets, host_stream
 
 
-def _answer(parts: list[np.ndarray], offered: list[tuple[int, int]]) -> bytes:
+class _Held:
+    """A batch part the stand-in producer gives as the C# side gives an array held in Python: by its address."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+
+def _answer(parts: list[np.ndarray | _Held], offered: list[tuple[int, int]]) -> bytes:
     """A batch as the C# producer answers a request (host_stream's protocol): copied into the offered memory when
-    every part fits there, else its bytes after the header."""
+    every part fits there, else its bytes after the header; with a part held in Python, the parts' addresses (0 for
+    the others, whose bytes follow)."""
+    arrays = [p.array if isinstance(p, _Held) else p for p in parts]
     out = struct.pack("<i", len(parts))
-    for part in parts:
+    for part in arrays:
         code = list(host_stream.STREAM_DTYPES).index(part.dtype)
         out += struct.pack("<ii", code, part.ndim) + struct.pack(f"<{part.ndim}q", *part.shape)
+    if any(isinstance(p, _Held) for p in parts):
+        out += b"p" + b"".join(struct.pack("<q", id(p.array) if isinstance(p, _Held) else 0) for p in parts)
+        return out + b"".join(p.tobytes() for p in parts if not isinstance(p, _Held))
     if len(offered) == len(parts) and all(p.nbytes <= size for p, (_, size) in zip(parts, offered)):
         for part, (address, _) in zip(parts, offered):
             ctypes.memmove(address, part.ctypes.data, part.nbytes)
@@ -237,6 +250,43 @@ def test_later_passes_write_into_block_memory_earlier_ones_released(monkeypatch:
     assert pool.allocated <= 3  # eight passes, a block each: the leases ended and their memory was written again
     producer.join(5)
     assert not producer.is_alive()
+
+
+def test_parts_held_in_python_are_read_by_this_side() -> None:
+    """Parts the C# side holds in Python come as their arrays' addresses (mark 'p'), C# parts' bytes after them: fit
+    (read ahead) copies them into the memory it offered, tf.data's generator into new arrays, in C order whatever
+    the array's, and each array is left as it was, its references included."""
+    x = np.random.default_rng(17).random((40, 4), dtype=np.float32)
+    y = np.random.default_rng(18).integers(0, 3, 40)
+    arrays = [[x[i:i + 8].copy() if i % 16 else np.asfortranarray(x[i:i + 8]), y[i:i + 8].copy()]
+              for i in range(0, 40, 8)]
+    batches = [[_Held(bx), by if i == 1 else _Held(by)] for i, (bx, by) in enumerate(arrays)]  # one mixed batch
+    references = [sys.getrefcount(a) for batch in arrays for a in batch]
+    served: list[int] = []
+    offers: list[list[tuple[int, int]]] = []
+    dataset, producer = _stream_of(batches, 3, served, offers)
+    _, _, history, expected = _streamed_as_arrays(dataset, x, y, 8, 2)
+    np.testing.assert_array_equal(history["history"]["loss"], expected.history["loss"])
+    assert {len(o) for o in offers[1:5]} == {2}  # read ahead: memory offered, and the held parts copied into it
+    got = list(dataset.as_numpy_iterator())  # the third pass, through tf.data's generator
+    np.testing.assert_array_equal(np.concatenate([b[0] for b in got]), x)
+    np.testing.assert_array_equal(np.concatenate([b[1] for b in got]), y)
+    producer.join(5)
+    assert not producer.is_alive() and len(served) == 3 * len(batches)
+    assert [sys.getrefcount(a) for batch in arrays for a in batch] == references
+
+
+def test_a_closed_pass_takes_no_python_held_part() -> None:
+    """Once a read-ahead pass is closed (its socket's writing half shut, so the C# side may let go of the arrays it
+    lent), taking a Python-held part is a HostBatchError, not a read of an array that may be gone."""
+    reader_end, writer_end = socket.socketpair()
+    ahead = host_stream.ReadAhead(reader_end, host_stream._Blocks(host_stream.POOL, []))
+    array = np.zeros(3, np.float32)
+    assert ahead._state._take([id(array)])[0] is array
+    ahead.close()
+    with pytest.raises(host_stream.HostBatchError, match="pass was closed"):
+        ahead._state._take([id(array)])
+    writer_end.close()
 
 
 def test_a_global_socket_timeout_does_not_reach_the_stream_and_a_slow_producer_is_waited_for() -> None:

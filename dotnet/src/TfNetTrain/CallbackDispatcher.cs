@@ -50,15 +50,23 @@ namespace TfNetTrain
         {
             Dictionary<string, float> values;
             using (Py.GIL()) values = PyConvert.ToFloatDictionary(logs);
-            switch (hook)
+            PythonWorker.EnterPythonCall(); // the callback's library calls run inline, whichever thread Python calls from
+            try
             {
-                case "on_train_begin": _callback.OnTrainBegin(values); break;
-                case "on_train_end": _callback.OnTrainEnd(values); break;
-                case "on_epoch_begin": _callback.OnEpochBegin(checked((int)index), values); break;
-                case "on_epoch_end": _callback.OnEpochEnd(checked((int)index), values); break;
-                case "on_train_batch_begin": _callback.OnTrainBatchBegin(index, values); break;
-                case "on_train_batch_end": _callback.OnTrainBatchEnd(index, values); break;
-                default: throw new ArgumentException($"unknown hook '{hook}'", nameof(hook));
+                switch (hook)
+                {
+                    case "on_train_begin": _callback.OnTrainBegin(values); break;
+                    case "on_train_end": _callback.OnTrainEnd(values); break;
+                    case "on_epoch_begin": _callback.OnEpochBegin(checked((int)index), values); break;
+                    case "on_epoch_end": _callback.OnEpochEnd(checked((int)index), values); break;
+                    case "on_train_batch_begin": _callback.OnTrainBatchBegin(index, values); break;
+                    case "on_train_batch_end": _callback.OnTrainBatchEnd(index, values); break;
+                    default: throw new ArgumentException($"unknown hook '{hook}'", nameof(hook));
+                }
+            }
+            finally
+            {
+                PythonWorker.LeavePythonCall();
             }
         }
 

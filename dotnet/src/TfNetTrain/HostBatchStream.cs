@@ -13,6 +13,10 @@ namespace TfNetTrain
     /// through Unix sockets. A background thread of its own waits for each pass Python starts, then answers each of
     /// the pass's requests with a batch of a fresh enumeration (each checked against the first): copied into the
     /// memory the request offered when it fits, else its bytes after the shapes (the protocol is described there).
+    /// A part held in Python (an np result made before the pass) is not read here, which would wait for the Python
+    /// thread while that thread waits in fit for this batch: the answer gives the Python array's address, and the
+    /// Python side reads it when it takes the batch (<see cref="NDArray.LendPython"/>; the array stays alive until
+    /// the pass's Python end has closed).
     /// <para>
     /// Why sockets and a thread of our own: TensorFlow runs dataset generators on its own threads. Had they called
     /// the C# enumerator, each would be attached to the .NET runtime for good (on Mono an AppDomain holding such
@@ -70,8 +74,11 @@ namespace TfNetTrain
             _thread = new Thread(Loop) { Name = "TfNetTrain batch producer", IsBackground = true };
         }
 
-        /// <summary>True on a thread that is running a C# batch enumerator for Python.</summary>
+        /// <summary>True on a producer thread (which runs C# batch enumerators for Python, and never waits for the Python thread).</summary>
         internal static bool IsProducing => _producing > 0;
+
+        /// <summary>Python-held parts lent to passes whose Python end could not be shown to have closed: kept for good.</summary>
+        private static readonly List<NDArray> Unreturned = new List<NDArray>();
 
         /// <summary>Stops every producer thread (each ends after its current batch) and waits a little for them.</summary>
         internal static void StopAll()
@@ -104,6 +111,7 @@ namespace TfNetTrain
         /// </summary>
         private void Loop()
         {
+            _producing = 1; // for the thread's life: its calls into the library are refused, never queued
             try
             {
                 var request = new byte[4];
@@ -157,17 +165,55 @@ namespace TfNetTrain
             new ObjectDisposedException(nameof(PythonRuntime), "the Python runtime was shut down while the batches were read");
 
         /// <summary>
-        /// One pass: answers each request with a batch, then the end mark; a failure (the enumerator's, its
-        /// Dispose's, a bad batch, the runtime stopping) is the pass's error answer instead. A reader that left
-        /// ends the pass silently.
+        /// One pass (<see cref="ServePass"/>). The Python-held parts it lent stay alive until the Python end has
+        /// closed (or shut its writing half): that side reads a lent part only while its end is open.
         /// </summary>
         private void RunPass(UnixSocket output)
+        {
+            var lent = new List<NDArray>();
+            try
+            {
+                ServePass(output, lent);
+            }
+            finally
+            {
+                if (lent.Count > 0) ReturnLent(output, lent);
+            }
+        }
+
+        private static void ReturnLent(UnixSocket output, List<NDArray> lent)
+        {
+            bool closed = false;
+            try
+            {
+                output.ShutdownWrite(); // nothing more comes from here: a reader still waiting sees the end
+                closed = output.WaitForPeerClose();
+            }
+            finally
+            {
+                if (closed)
+                {
+                    foreach (NDArray part in lent) part.ReturnPython();
+                }
+                else
+                {
+                    lock (Unreturned) Unreturned.AddRange(lent);
+                }
+            }
+        }
+
+        /// <summary>
+        /// Answers each request with a batch, then the end mark; a failure (the enumerator's, its Dispose's, a bad
+        /// batch, the runtime stopping) is the pass's error answer instead. A reader that left ends the pass
+        /// silently. <paramref name="lent"/> collects the Python-held parts lent to the Python side.
+        /// </summary>
+        private void ServePass(UnixSocket output, List<NDArray> lent)
         {
             IEnumerator<NDArray[]> enumerator = null;
             Exception failure = null;
             try
             {
-                enumerator = Produce(() => _batches.GetEnumerator());
+                enumerator = _batches.GetEnumerator();
                 var count = new byte[4];
                 var offered = new byte[0];
                 for (int index = 0; ; index++)
@@ -179,12 +225,11 @@ namespace TfNetTrain
                     if (offered.Length != 16 * n) offered = new byte[16 * n];
                     if (!output.ReadExactly(offered)) return;
                     if (_stopping) throw Stopped();
-                    IEnumerator<NDArray[]> e = enumerator;
-                    NDArray[] batch = Produce(() => e.MoveNext() ? e.Current : null);
+                    NDArray[] batch = enumerator.MoveNext() ? enumerator.Current : null;
                     if (batch == null) break;
                     if (_stopping) throw Stopped();
                     Check(batch, _first, index, "batches");
-                    WriteBatch(output, batch, offered);
+                    WriteBatch(output, batch, offered, lent);
                 }
             }
             catch (PeerClosedException)
@@ -199,7 +244,7 @@ namespace TfNetTrain
             {
                 try
                 {
-                    if (enumerator != null) Produce(() => { enumerator.Dispose(); return 0; });
+                    enumerator?.Dispose();
                 }
                 catch (Exception error)
                 {
@@ -238,11 +283,23 @@ namespace TfNetTrain
         /// <summary>
         /// Answers a request: copies each part into the memory the request offered when every part fits there (mark
         /// 'k'), else sends the parts' bytes after the header (mark 'd'). Python keeps offered memory alive until it
-        /// has read the answer or this end has closed, so a copy never outlives it.
+        /// has read the answer or this end has closed, so a copy never outlives it. A batch with a part held in
+        /// Python (mark 'p') gives each part's Python array address (0 for a part in C# storage, whose bytes follow
+        /// in order); those parts are lent (<paramref name="lent"/>) and the Python side copies them.
         /// </summary>
-        private static void WriteBatch(UnixSocket output, NDArray[] batch, byte[] offered)
+        private static void WriteBatch(UnixSocket output, NDArray[] batch, byte[] offered, List<NDArray> lent)
         {
-            bool inPlace = offered.Length == 16 * batch.Length;
+            var addresses = new long[batch.Length];
+            bool held = false;
+            for (int i = 0; i < batch.Length; i++)
+            {
+                IntPtr address = batch[i].LendPython();
+                if (address == IntPtr.Zero) continue;
+                lent.Add(batch[i]);
+                addresses[i] = address.ToInt64();
+                held = true;
+            }
+            bool inPlace = !held && offered.Length == 16 * batch.Length;
             for (int i = 0; inPlace && i < batch.Length; i++)
                 inPlace = (long)batch[i].Size * batch[i].DType.ElementSize() <= BitConverter.ToInt64(offered, 16 * i + 8);
             var header = new MemoryStream();
@@ -254,16 +311,23 @@ namespace TfNetTrain
                 header.Write(BitConverter.GetBytes(shape.Length), 0, 4);
                 foreach (int d in shape) header.Write(BitConverter.GetBytes((long)d), 0, 8);
             }
-            header.WriteByte(inPlace ? (byte)'k' : (byte)'d');
+            header.WriteByte(held ? (byte)'p' : inPlace ? (byte)'k' : (byte)'d');
+            if (held)
+            {
+                foreach (long address in addresses) header.Write(BitConverter.GetBytes(address), 0, 8);
+            }
             if (inPlace)
             {
                 for (int i = 0; i < batch.Length; i++)
-                    ArrayExchange.CopyToNative(batch[i].Data, batch[i].DType, new IntPtr(BitConverter.ToInt64(offered, 16 * i)), batch[i].Size);
+                    ArrayExchange.CopyToNative(batch[i].LocalData, batch[i].DType, new IntPtr(BitConverter.ToInt64(offered, 16 * i)), batch[i].Size);
             }
             output.Write(header.GetBuffer(), (int)header.Length);
             if (!inPlace)
             {
-                foreach (NDArray part in batch) output.Write(part.Data, (long)part.Size * part.DType.ElementSize());
+                for (int i = 0; i < batch.Length; i++)
+                {
+                    if (addresses[i] == 0) output.Write(batch[i].LocalData, (long)batch[i].Size * batch[i].DType.ElementSize());
+                }
             }
         }
 
@@ -290,18 +354,6 @@ namespace TfNetTrain
             }
         }
 
-        private static T Produce<T>(Func<T> body)
-        {
-            _producing++;
-            try
-            {
-                return body();
-            }
-            finally
-            {
-                _producing--;
-            }
-        }
     }
 
     /// <summary>The Python end of a stream socket was closed (a pass left early, or the stream released).</summary>
@@ -360,6 +412,39 @@ namespace TfNetTrain
         public void ShutdownRead()
         {
             if (_fd >= 0) shutdown(_fd, 0);
+        }
+
+        /// <summary>Shuts the writing half: the peer reads the end of the stream after what was sent.</summary>
+        public void ShutdownWrite()
+        {
+            if (_fd >= 0) shutdown(_fd, 1);
+        }
+
+        /// <summary>
+        /// Reads (and drops) until the peer has closed or shut its writing half; whether it provably did (end of
+        /// stream, or the connection reset), not another error.
+        /// </summary>
+        public bool WaitForPeerClose()
+        {
+            const int ECONNRESET = 104, EPIPE = 32;
+            var buffer = new byte[4096];
+            var pin = GCHandle.Alloc(buffer, GCHandleType.Pinned);
+            try
+            {
+                while (true)
+                {
+                    long n = recv(_fd, pin.AddrOfPinnedObject(), (UIntPtr)(uint)buffer.Length, 0).ToInt64();
+                    if (n > 0) continue;
+                    if (n == 0) return true;
+                    int errno = Marshal.GetLastWin32Error();
+                    if (errno == EINTR) continue;
+                    return errno == ECONNRESET || errno == EPIPE;
+                }
+            }
+            finally
+            {
+                pin.Free();
+            }
         }
 
         /// <summary>Writes the first <paramref name="count"/> bytes of <paramref name="buffer"/> (any array of primitives).</summary>

@@ -17,6 +17,9 @@ namespace TfNetTrain
         private readonly string _npDtype;
         private readonly bool _exchangeDtype;
         private readonly object _materializeLock = new object();
+        private readonly object _lendLock = new object(); // never held across a Python call
+        private int _lent;            // batch passes holding the Python array's address for the Python side (_lendLock)
+        private PyObject _lentAway;   // the Python array after C# read it while lent: alive until the last return
 
         private NDArray(PythonRuntime runtime, PyObject array, int[] shape, string npDtype)
         {
@@ -79,12 +82,48 @@ namespace TfNetTrain
                     throw new TfNetTrainArgumentException("T", $"this array holds {_npDtype}; C# storage takes float32, float64, int32 or int64: convert it with astype");
                 PyObject py = _py;
                 Array data = _runtime.Run(() => ArrayExchange.FromNumpy(py).Data);
-                _data = data;
-                _py = null;
-                _runtime.Run(() => py.Dispose());
+                bool lent;
+                lock (_lendLock)
+                {
+                    _data = data;
+                    _py = null;
+                    lent = _lent > 0;
+                    if (lent) _lentAway = py;
+                }
+                if (!lent) _runtime.Run(() => py.Dispose());
                 return data;
             }
         }
+
+        /// <summary>
+        /// For a batch producer thread, which must not wait for the Python thread: the address of the Python array
+        /// behind this NDArray, kept alive until <see cref="ReturnPython"/> (the Python side takes its own reference
+        /// while it reads the batch); IntPtr.Zero when the elements are in C# storage (<see cref="LocalData"/>).
+        /// No GIL, no Python call.
+        /// </summary>
+        internal IntPtr LendPython()
+        {
+            lock (_lendLock)
+            {
+                if (_py == null) return IntPtr.Zero;
+                _lent++;
+#pragma warning disable 612 // PyObject.Handle: the Python side needs the raw pointer
+                return _py.Handle;
+#pragma warning restore 612
+            }
+        }
+
+        /// <summary>Ends one <see cref="LendPython"/>. No GIL: an array C# read meanwhile goes to the .NET finalizer.</summary>
+        internal void ReturnPython()
+        {
+            lock (_lendLock)
+            {
+                if (--_lent == 0 && _lentAway != null) _lentAway = null;
+            }
+        }
+
+        /// <summary>The C# storage, which <see cref="LendPython"/> returning IntPtr.Zero guarantees; never a Python call.</summary>
+        internal Array LocalData => _data ?? throw new InvalidOperationException("the elements of this NDArray are held in Python");
 
         private T[] PythonToArray<T>()
         {

@@ -119,15 +119,21 @@ namespace TfNetTrain
         /// runtimes only release their cached objects. Models of this runtime cannot be used afterwards.
         /// <para>A call running on the worker (a Fit on another thread) finishes first, and its callbacks may still
         /// use the runtime meanwhile (<see cref="Current"/>, models): the start lock is not held while waiting. From
-        /// the worker thread itself (inside a callback) Dispose throws InvalidOperationException and stops nothing.
+        /// the worker thread itself (inside a callback), from C# code that Python runs on a thread of its own (a
+        /// traced Layer.Call) and from a batch enumerator (each waited for by the running call) Dispose throws
+        /// InvalidOperationException and stops nothing. While it waits it says so on standard error every 30 s.
         /// A second concurrent Dispose waits for the first.</para>
         /// </summary>
         public void Dispose()
         {
-            if (!IsAttached && _worker.IsCurrentThread)
+            if (!IsAttached && (_worker.IsCurrentThread || PythonWorker.InPythonCall))
                 throw new InvalidOperationException(
-                    "The Python runtime cannot be disposed from its own worker thread (e.g. inside a callback): " +
-                    "dispose it after Fit, Evaluate or Predict returns.");
+                    "The Python runtime cannot be disposed from its own worker thread or from C# code that Python runs " +
+                    "(a callback, a traced Layer.Call): dispose it after Fit, Evaluate or Predict returns.");
+            if (HostBatchStream.IsProducing)
+                throw new InvalidOperationException(
+                    "The Python runtime cannot be disposed from a batch enumerator: the Python thread waits for its batch. " +
+                    "Dispose it after Fit, Evaluate or Predict returns.");
             lock (StartLock)
             {
                 if (_disposed) return;

@@ -10,7 +10,10 @@ namespace TfNetTrain
     /// The one long-lived thread that runs every Python call. It initialises the interpreter (so its thread state
     /// is the interpreter's first and is never torn down, which keeps TensorFlow's thread-local context), releases
     /// the GIL between calls and takes it around each one. Callers on any thread queue work and wait; calls made on
-    /// the worker itself (from a callback during Fit) run inline.
+    /// the worker itself (from a callback during Fit) run inline, and so do calls from C# code that Python runs on
+    /// a thread of its own (<see cref="EnterPythonCall"/>: a Layer's Call that TensorFlow traces on a
+    /// MirroredStrategy replica thread while the worker waits for that thread). A batch producer thread never
+    /// waits for the worker: its calls are refused.
     /// </summary>
     internal sealed class PythonWorker
     {
@@ -26,6 +29,8 @@ namespace TfNetTrain
         private Exception _shutdownError;
         private readonly ManualResetEventSlim _started = new ManualResetEventSlim(false);
 
+        [ThreadStatic] private static int _pythonCalls;
+
         public PythonWorker(Action initialize, Action shutdown)
         {
             _initialize = initialize;
@@ -35,6 +40,19 @@ namespace TfNetTrain
 
         /// <summary>True on the worker thread.</summary>
         public bool IsCurrentThread => Thread.CurrentThread == _thread;
+
+        /// <summary>
+        /// C# code called from Python starts on this thread (the Python frame that called it waits for it, and the
+        /// thread has a Python thread state): until <see cref="LeavePythonCall"/>, calls on this thread run inline
+        /// under the GIL instead of queueing for the worker, which may itself be waiting for this thread.
+        /// </summary>
+        internal static void EnterPythonCall() => _pythonCalls++;
+
+        /// <summary>Ends what <see cref="EnterPythonCall"/> began.</summary>
+        internal static void LeavePythonCall() => _pythonCalls--;
+
+        /// <summary>True while this thread runs C# code that Python called (on the worker or on a thread of Python's own).</summary>
+        internal static bool InPythonCall => _pythonCalls > 0;
 
         /// <summary>Starts the thread and waits for the interpreter to be ready; rethrows a start-up failure.</summary>
         public void Start()
@@ -51,14 +69,14 @@ namespace TfNetTrain
         /// <summary>Runs <paramref name="func"/> on the worker with the GIL held and returns its result.</summary>
         public T Invoke<T>(Func<T> func)
         {
-            if (IsCurrentThread)
+            if (IsCurrentThread || InPythonCall)
             {
                 using (Py.GIL()) return RunMapped(func);
             }
             if (HostBatchStream.IsProducing)
                 throw new InvalidOperationException(
                     "a C# batch enumerator feeding a dataset must not call TfNetTrain: it runs on a producer thread of the " +
-                    "library while the Python thread waits for its batch (produce plain NDArrays only)");
+                    "library while the Python thread waits for its batch (produce NDArrays made beforehand, or plain C# ones)");
             var job = new Job<T>(func);
             bool nextInLine;
             lock (_lock)
@@ -73,7 +91,11 @@ namespace TfNetTrain
             return job.Result;
         }
 
-        /// <summary>Stops taking work, runs the shutdown action on the worker and waits for the thread to end.</summary>
+        /// <summary>
+        /// Stops taking work, runs the shutdown action on the worker and waits for the thread to end: for the call
+        /// running there to return first (a Fit on another thread may run for hours). While it waits, it says so on
+        /// standard error every <see cref="StopNotice"/>, naming what it waits for.
+        /// </summary>
         public void Stop()
         {
             if (IsCurrentThread)
@@ -84,9 +106,18 @@ namespace TfNetTrain
                 _closed = true;
                 Monitor.Pulse(_lock);
             }
-            _thread.Join();
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while (!_thread.Join(StopNotice))
+            {
+                Console.Error.WriteLine(
+                    $"TfNetTrain: PythonRuntime.Dispose has waited {clock.Elapsed.TotalSeconds:F0} s for the call running on the Python " +
+                    "thread (a Fit, Evaluate or Predict on another thread) to return; Python shuts down once it has");
+            }
             if (_shutdownError != null) ExceptionDispatchInfo.Capture(_shutdownError).Throw();
         }
+
+        /// <summary>How often a waiting <see cref="Stop"/> says so.</summary>
+        internal static readonly TimeSpan StopNotice = TimeSpan.FromSeconds(30);
 
         private void Loop()
         {

@@ -101,6 +101,39 @@ namespace TfNetTrain.Tests
         }
     }
 
+    /// <summary>CsDense noting the name of each thread its Call runs on.</summary>
+    public class CsDenseOnThreads : CsDense
+    {
+        public readonly List<string> Threads = new List<string>();
+
+        public CsDenseOnThreads(int units) : base(units)
+        {
+        }
+
+        protected override Tensors Call(Tensors inputs, Tensors state = null, bool? training = null, IOptionalArgs optional_args = null)
+        {
+            lock (Threads) Threads.Add(System.Threading.Thread.CurrentThread.Name ?? "(unnamed)");
+            return base.Call(inputs, state, training, optional_args);
+        }
+    }
+
+    /// <summary>CsMlp's shape with a hidden layer that notes its threads.</summary>
+    public class CsReplicaMlp : FaceModel
+    {
+        public readonly CsDenseOnThreads Hidden = new CsDenseOnThreads(8);
+        private readonly ILayer _output = keras.layers.Dense(3, name: "logits");
+
+        public CsReplicaMlp() : base(new ModelArgs { Name = "cs_replica_mlp" })
+        {
+            StackLayers(Hidden, _output);
+        }
+
+        protected override Tensors Call(Tensors inputs, Tensors state = null, bool? training = null, IOptionalArgs optional_args = null)
+        {
+            return _output.Apply(Hidden.Apply(inputs));
+        }
+    }
+
     /// <summary>Squared error per sample, written in C#.</summary>
     public class CsSquaredError : Loss
     {
@@ -394,6 +427,51 @@ namespace TfNetTrain.Tests
                 long calls = result["host_calls"].ToArray<long>()[0];
                 Assert.Less(calls, 9, "C# Call entered only while tracing, not per step (9 steps)");
                 Assert.AreEqual(calls, result["host_calls_after"].ToArray<long>()[0], "a further fit runs the graph only");
+            }
+        }
+
+        /// <summary>
+        /// Under MirroredStrategy, TensorFlow traces the step on a replica thread of its own while the Python thread
+        /// waits in fit for it: the C# Layer.Call, Loss and Metric it runs call the library inline on that thread
+        /// (a call queued for the Python thread would wait for good), and train as the same model does without the
+        /// strategy.
+        /// </summary>
+        [Test, Timeout(120000)]
+        public void CSharpCodeTracedOnAReplicaThreadCallsTheLibraryInline()
+        {
+            var x = Data.Uniform(72, 32, 4);
+            var y = Data.Uniform(73, 32, 3);
+            Func<CsReplicaMlp, History> fit = model =>
+            {
+                model.compile(keras.optimizers.SGD(0.1f), new CsSquaredError(), new Metric[] { new CsMeanAbsoluteError() });
+                return model.fit(tf.data.Dataset.from_tensor_slices(x, y).batch(8), epochs: 2, verbose: 0); // strategy.run per step
+            };
+            List<NDArray> w0;
+            History expected;
+            using (var reference = new CsReplicaMlp())
+            {
+                reference.Apply(tf.constant(x), training: false);
+                w0 = reference.get_weights();
+                expected = fit(reference);
+            }
+            PyScript.Run("tf.distribute.experimental_set_strategy(tf.distribute.MirroredStrategy(['/cpu:0']))");
+            try
+            {
+                using (var model = new CsReplicaMlp())
+                {
+                    model.Apply(tf.constant(x), training: false);
+                    model.set_weights(w0);
+                    History got = fit(model);
+                    var threads = model.Hidden.Threads;
+                    CollectionAssert.IsNotEmpty(threads.Where(t => t != "TfNetTrain Python worker").ToList(),
+                        "the step was traced on a replica thread: " + string.Join(", ", threads));
+                    for (int i = 0; i < 2; i++)
+                        Assert.AreEqual((float)expected["loss"][i], (float)got["loss"][i], 1e-6f, $"epoch {i} loss as without the strategy");
+                }
+            }
+            finally
+            {
+                PyScript.Run("tf.distribute.experimental_set_strategy(None)");
             }
         }
 

@@ -157,6 +157,84 @@ namespace TfNetTrain.Tests
             IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
         }
 
+        /// <summary>
+        /// Batches held in Python, made before the pass (np results: a copy, and a strided view), stream as C#
+        /// ones do into fit (read ahead), evaluate and predict (tf.data's generator): the producer thread hands
+        /// each Python-held part to the Python side to read rather than asking the Python thread for it — which is
+        /// busy in fit, waiting for that very batch. The arrays stay in Python.
+        /// </summary>
+        [Test, Timeout(120000)]
+        public void PythonHeldBatchesStreamWithoutWaitingForThePythonThread()
+        {
+            NDArray x = Data.Uniform(59, 48, 4), y = Data.Labels(60, 48, 3);
+            float[] xs = x.ToArray<float>();
+            long[] ys = y.ToArray<long>();
+            var batches = new List<NDArray[]>();
+            var inputs = new List<NDArray[]>();
+            for (int start = 0; start < 48; start += 8)
+            {
+                var xb = new NDArray(xs.Skip(start * 4).Take(32).ToArray(), 8, 4);
+                var yb = new NDArray(ys.Skip(start).Take(8).ToArray(), 8);
+                NDArray held = start % 16 == 0 ? np.copy(xb) : np.transpose(np.copy(np.transpose(xb))); // C order, and a Fortran-ordered view
+                batches.Add(new[] { held, start == 8 ? yb : np.copy(yb) }); // one batch mixes a C# part in
+                inputs.Add(new[] { held });
+            }
+            Assert.IsTrue(batches.All(b => b[0].IsPythonBacked), "np results are held in Python");
+            List<NDArray> w0;
+            using (var reference = Compiled()) w0 = reference.get_weights();
+            using (var streamed = Compiled(w0))
+            using (var arrays = Compiled(w0))
+            {
+                var dataset = tf.data.Dataset.from_generator(batches, materialize: false);
+                var reads = new ReadsAtFirstBatchEnd(batches[0][0]); // moves a lent array into C# storage mid-pass
+                History got = streamed.fit(dataset, epochs: 2, verbose: 0, callbacks: new List<ICallback> { reads });
+                Assert.IsFalse(batches[0][0].IsPythonBacked, "read into C# by the callback; the next pass sends its bytes");
+                History expected = arrays.fit(x, y, batch_size: 8, epochs: 2, verbose: 0, shuffle: false);
+                Assert.AreEqual(expected["loss"], got["loss"], "the same numbers as array fit");
+                List<NDArray> a = streamed.get_weights(), b = arrays.get_weights();
+                for (int i = 0; i < a.Count; i++) Assert.IsTrue(a[i].BitwiseEquals(b[i]), $"weight {i}");
+                Assert.AreEqual(arrays.evaluate(x, y, batch_size: 8, verbose: 0)["loss"], streamed.evaluate(dataset, verbose: 0)["loss"]);
+                Tensors predicted = streamed.predict(tf.data.Dataset.from_generator(inputs, materialize: false));
+                Data.AssertBitwise(arrays.predict(x, batch_size: 8).numpy(), predicted.numpy(), "predict over Python-held x batches");
+            }
+            Assert.IsTrue(batches.Skip(1).All(b => b[0].IsPythonBacked), "the stream read them in Python: still held there");
+        }
+
+        /// <summary>Reads an array's elements into C# (GetData) at the end of the first batch.</summary>
+        private sealed class ReadsAtFirstBatchEnd : CallbackBase
+        {
+            private readonly NDArray _array;
+
+            public ReadsAtFirstBatchEnd(NDArray array) { _array = array; }
+
+            public override void OnTrainBatchEnd(long batch, IDictionary<string, float> logs)
+            {
+                if (batch == 0 && _array.IsPythonBacked) _array.GetData<float>();
+            }
+        }
+
+        /// <summary>
+        /// Disposing the runtime from inside a batch enumerator (the Python thread waits in fit for that batch) is
+        /// refused at once: an InvalidOperationException, the fit's error, and the runtime goes on.
+        /// </summary>
+        [Test, Timeout(120000)]
+        public void DisposeFromABatchEnumeratorIsRefusedInsteadOfWaitingForFit()
+        {
+            NDArray x = Data.Uniform(61, 24, 4), y = Data.Labels(62, 24, 3);
+            using (var model = Compiled())
+            {
+                var disposing = new Batches(x, y, 4);
+                var dataset = tf.data.Dataset.from_generator(disposing, materialize: false);
+                disposing.CallFromEnumerator = () => PythonSetup.Runtime.Dispose();
+                var refused = Assert.Throws<TfNetTrainException>(() => model.fit(dataset, verbose: 0));
+                StringAssert.Contains("InvalidOperationException", refused.Message);
+                StringAssert.Contains("cannot be disposed from a batch enumerator", refused.Message);
+                Assert.IsFalse(PythonSetup.Runtime.IsDisposed);
+                History resumed = model.fit(tf.data.Dataset.from_generator(new Batches(x, y, 4), materialize: false), verbose: 0);
+                Assert.AreEqual(1, resumed["loss"].Count, "the runtime trains on");
+            }
+        }
+
         [Test]
         public void BadBatchesAndDatasetsAreTypedAndLeaveTheModelUnchanged()
         {

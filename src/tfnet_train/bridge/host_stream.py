@@ -8,7 +8,12 @@ Protocol, per pass (one socket pair; the C# thread serves one request at a time,
 * answer (C# to Python): int32 part count (0 = end of pass; -1 = error: int32 is-argument-error, int32 length, UTF-8
   message), then per part int32 dtype code, int32 rank, int64 dims, then one byte: ``k`` when every part was copied
   into the request's memory (the part count is n and each part fits its capacity), ``d`` when the raw C-order bytes
-  of each part follow instead.
+  of each part follow instead, ``p`` when some part is held in Python (an np result made before the pass): then per
+  part an int64, the address of that part's numpy array (0 for a part in C# storage), then the raw bytes of the C#
+  parts. This side copies the Python-held parts (the C# thread cannot: reading them would wait for the Python thread,
+  busy in fit waiting for this batch). C# keeps each array alive until this end has closed or shut its writing half,
+  and this side takes its own reference to one only while its end is open (``ReadAhead`` under the lock its close
+  takes).
 
 The memory of a request stays alive on this side until its answer is read or the C# side has provably stopped (its
 end closed), on every path, errors included; memory whose peer cannot be shown to have stopped is never freed. The
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import ctypes
 import socket
 import struct
 import threading
@@ -84,7 +90,8 @@ class HostStream:
         return reader_end
 
     def generate(self) -> Iterator[Any]:
-        """One pass, read in the caller's thread: one request per batch, nothing read ahead (tf.data's generator)."""
+        """One pass, read in the caller's thread: one request per batch, nothing read ahead (tf.data's generator).
+        Its socket closes only on this thread, after the last read: Python-held parts are taken here unguarded."""
         with self._open_pass() as reader_end, reader_end.makefile("rb") as reader:
             while True:
                 _send(reader_end, _request(()))  # C# makes the next batch only when asked
@@ -249,7 +256,7 @@ class _AheadState:
                             self._lock.wait()
                         if self._closed:
                             break
-                    parts = _read_batch(reader, in_flight[0], self._blocks.slot)  # in flight until read
+                    parts = _read_batch(reader, in_flight[0], self._blocks.slot, self._take)  # in flight until read
                     in_flight.popleft()
                     if parts is None:
                         self._put(_END)
@@ -265,6 +272,14 @@ class _AheadState:
                 self._finished = True
                 self._socket.close()
                 self._lock.notify_all()
+
+    def _take(self, addresses: Sequence[int]) -> list[Any]:
+        """The Python-held parts of the batch being read (see `_objects_at`), taken only while the pass is open:
+        `close` shuts the socket's writing half under the same lock, after which C# may let them go."""
+        with self._lock:
+            if self._closed:
+                raise HostBatchError("the pass was closed while a batch was read")
+            return _objects_at(addresses)
 
     def _drain(self) -> bool:
         """Wait for the C# side to close its end, so no copy into this pass's buffers is still under way; whether it
@@ -321,11 +336,18 @@ def _read_exact(reader: Any, count: int) -> bytes:
     return data
 
 
+def _objects_at(addresses: Sequence[int]) -> list[Any]:
+    """The objects at ``addresses`` (each a new reference): numpy arrays the C# side holds alive for this read."""
+    return [ctypes.cast(address, ctypes.py_object).value for address in addresses]
+
+
 def _read_batch(reader: Any, buffers: tuple[np.ndarray, ...],
-                place: Callable[[list[int]], tuple[np.ndarray, ...]] | None = None) -> list[np.ndarray] | None:
+                place: Callable[[list[int]], tuple[np.ndarray, ...]] | None = None,
+                take: Callable[[Sequence[int]], list[Any]] = _objects_at) -> list[np.ndarray] | None:
     """The answer to a request that offered ``buffers``: the batch's parts, views of those buffers when C# copied
-    into them, else read into the byte buffers ``place`` gives for the parts' sizes (new arrays without it); None at
-    the end of the pass. A C# error is raised here."""
+    into them (or, for parts held in Python, this side did: ``take`` gives those arrays), else read into the byte
+    buffers ``place`` gives for the parts' sizes (new arrays without it); None at the end of the pass. A C# error is
+    raised here."""
     (count,) = struct.unpack("<i", _read_exact(reader, 4))
     if count == 0:
         return None
@@ -339,9 +361,14 @@ def _read_batch(reader: Any, buffers: tuple[np.ndarray, ...],
         layout.append((struct.unpack(f"<{rank}q", _read_exact(reader, 8 * rank)), STREAM_DTYPES[code]))
     how = _read_exact(reader, 1)
     nbytes = [int(np.prod(shape)) * dtype.itemsize for shape, dtype in layout]
-    if how == b"d":
+    held = list(struct.unpack(f"<{count}q", _read_exact(reader, 8 * count))) if how == b"p" else [0] * count
+    fits = len(buffers) == count and all(n <= b.nbytes for n, b in zip(nbytes, buffers, strict=True))
+    if how == b"d" or (how == b"p" and not fits):  # held parts go where offered when all fit, as C# copies them
         buffers = place(nbytes) if place is not None else tuple(np.empty(n, np.uint8) for n in nbytes)
-        for buffer, n in zip(buffers, nbytes, strict=True):
+    if how in (b"d", b"p"):
+        for buffer, n, address in zip(buffers, nbytes, held, strict=True):
+            if address:
+                continue
             view, done = memoryview(buffer[:n]), 0
             while done < n:
                 read = reader.readinto(view[done:])
@@ -352,4 +379,12 @@ def _read_batch(reader: Any, buffers: tuple[np.ndarray, ...],
         raise HostBatchError(f"the C# batch producer sent an unknown batch mark {how!r}")
     parts = [buffer[:n].view(dtype).reshape(shape)
              for buffer, n, (shape, dtype) in zip(buffers, nbytes, layout, strict=True)]
+    if any(held):
+        indices = [i for i, address in enumerate(held) if address]
+        for i, array in zip(indices, take([held[i] for i in indices]), strict=True):
+            part = parts[i]
+            if not isinstance(array, np.ndarray) or array.shape != part.shape or array.dtype.name != part.dtype.name:
+                raise HostBatchError(f"batch part {i} held in Python is not the {part.dtype.name} array of shape "
+                                     f"{part.shape} the C# side described")
+            np.copyto(part, array)
     return parts

@@ -55,7 +55,8 @@ namespace TfNetTrain.TensorFlowNet
         /// evaluate, a predict) calls <c>GetEnumerator()</c> again on a producer thread of the library and makes one
         /// batch per request (fit reads up to two compiled blocks ahead, a tf.data pipeline one batch); nothing is held. Each
         /// batch is copied before the next is asked for, so the enumerator may refill the same arrays. The
-        /// enumerator must produce plain NDArrays and not call TfNetTrain (refused with InvalidOperationException).
+        /// enumerator must not call TfNetTrain (refused with InvalidOperationException); it may yield C# arrays and
+        /// arrays held in Python made before the pass (np results), which the Python side reads itself.
         /// Materialised (true): the batches are enumerated once, here, all checked before any model sees them, and
         /// held in Python. The default (null) streams, except on Mono without MONO_THREADS_SUSPEND=preemptive, where
         /// a .NET collection during a pass can deadlock (docs/bridge.md) and the batches are held. Either way the first

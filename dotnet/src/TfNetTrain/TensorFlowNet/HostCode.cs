@@ -12,7 +12,8 @@ namespace TfNetTrain.TensorFlowNet
     /// What Python calls while TensorFlow traces C# code (tfnet_train.bridge.host_code): a delegate given to
     /// <c>tf.function</c>, or the overridden methods of a C# <see cref="Layer"/>, <see cref="Model"/>,
     /// <see cref="Loss"/> or <see cref="Metric"/> subclass. Each method runs on the Python thread that traces, so the
-    /// <c>tf.*</c> calls of the C# code run inline and add ops to the graph. Public only so that Python can call it.
+    /// <c>tf.*</c> calls of the C# code run inline and add ops to the graph — also on a thread of TensorFlow's own
+    /// (a MirroredStrategy replica thread), which the Python worker waits for. Public only so that Python can call it.
     /// </summary>
     [EditorBrowsable(EditorBrowsableState.Never)]
     public sealed class HostCode
@@ -144,6 +145,7 @@ namespace TfNetTrain.TensorFlowNet
         /// </summary>
         private static T Guard<T>(Func<T> body)
         {
+            PythonWorker.EnterPythonCall(); // its library calls run here: the thread may be a replica thread the worker waits for
             try
             {
                 return body();
@@ -152,6 +154,10 @@ namespace TfNetTrain.TensorFlowNet
             {
                 _pending = e;
                 throw;
+            }
+            finally
+            {
+                PythonWorker.LeavePythonCall();
             }
         }
 
