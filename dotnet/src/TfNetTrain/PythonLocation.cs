@@ -18,10 +18,15 @@ namespace TfNetTrain
     /// then VIRTUAL_ENV), and for the library the venv's pyvenv.cfg `home`, then the venv interpreter's sysconfig
     /// LIBDIR/LDLIBRARY (Debian's multiarch libpython, which pythonnet does not look for). Starting with the venv's
     /// interpreter as program name makes the venv sys.prefix, so CPython's own site module adds its site-packages.
-    /// <para>A venv found by walking up runs its code in this process, so it must be this user's: one whose folder,
-    /// bin folder, pyvenv.cfg or interpreter is owned by another user (root excepted) or writable by group or others
-    /// is refused, with the reason in <see cref="Searched"/> (a .venv planted in a shared folder such as the
-    /// temporary directory). Venvs named explicitly (options, TFNET_TRAIN_VENV, VIRTUAL_ENV) are the caller's choice.</para>
+    /// <para>A venv found by walking up runs its code in this process, so it must be this user's: one that is a
+    /// symbolic link, or whose folder, bin folder, pyvenv.cfg or interpreter is owned by another user (root excepted)
+    /// or writable by group or others, or that sits under a folder owned by another user or writable by group or
+    /// others without the sticky bit, is refused, with the reason in <see cref="Searched"/> (a .venv planted in a
+    /// shared folder such as the temporary directory, or swapped there after the check). Each venv is resolved once
+    /// to its real path, and that path is the one read, asked and handed to CPython. Where ownership cannot be checked
+    /// (no Linux statx: macOS, musl, Windows) a venv found by walking up is refused with
+    /// <see cref="TfNetTrainStartupException"/>. Venvs named explicitly (options, TFNET_TRAIN_VENV, VIRTUAL_ENV) are
+    /// the caller's choice: resolved the same way, not checked.</para>
     /// </summary>
     public sealed class PythonLocation
     {
@@ -90,16 +95,16 @@ namespace TfNetTrain
             {
                 for (var dir = new DirectoryInfo(start); dir != null; dir = dir.Parent)
                 {
-                    string venv = Path.Combine(dir.FullName, ".venv");
-                    if (Look(searched, $"venv (walk up from {start})", venv + "/pyvenv.cfg") && Trusted(venv, searched))
-                        return venv;
-                    if (File.Exists(Path.Combine(dir.FullName, "pyvenv.cfg")) && Trusted(dir.FullName, searched))
-                        return dir.FullName; // started inside a venv
+                    string venv = Path.Combine(dir.FullName, ".venv"), real;
+                    if (Look(searched, $"venv (walk up from {start})", venv + "/pyvenv.cfg") && (real = Trusted(venv, start, searched)) != null)
+                        return real;
+                    if (File.Exists(Path.Combine(dir.FullName, "pyvenv.cfg")) && (real = Trusted(dir.FullName, start, searched)) != null)
+                        return real; // started inside a venv
                 }
             }
             string active = options.UseEnvironment ? Environment.GetEnvironmentVariable("VIRTUAL_ENV") : null;
             if (!string.IsNullOrEmpty(active) && Look(searched, "venv (VIRTUAL_ENV)", Path.GetFullPath(active) + "/pyvenv.cfg"))
-                return Path.GetFullPath(active);
+                return Resolved(Path.GetFullPath(active));
             return null;
         }
 
@@ -119,7 +124,21 @@ namespace TfNetTrain
                 throw new TfNetTrainStartupException(
                     $"{setting} is '{path}', which is not a virtual environment (no pyvenv.cfg in {full}).", searched);
             }
-            return full;
+            return Resolved(full);
+        }
+
+        /// <summary>The real path of a venv named explicitly (no symbolic links: what is read later is what was named
+        /// now), or <paramref name="full"/> itself where the system cannot resolve it.</summary>
+        private static string Resolved(string full)
+        {
+            try
+            {
+                return RealPath(full) ?? full;
+            }
+            catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException)
+            {
+                return full;
+            }
         }
 
         private static IEnumerable<string> StartDirectories(PythonRuntimeOptions options)
@@ -148,51 +167,120 @@ namespace TfNetTrain
             return starts;
         }
 
-        /// <summary>Whether a venv found by walking up may run in this process: its folder, bin folder, pyvenv.cfg and
-        /// interpreter owned by this user (or root) and not writable by group or others. A refusal is noted in
-        /// <paramref name="searched"/> with the reason.</summary>
-        private static bool Trusted(string venv, List<string> searched)
+        /// <summary>The real path of a venv found by walking up from <paramref name="start"/>, if it may run in this
+        /// process (see <see cref="TrustProblem"/>); null, with the reason in <paramref name="searched"/>, if not.
+        /// Throws <see cref="TfNetTrainStartupException"/> where ownership cannot be checked: the venv is not used.</summary>
+        private static string Trusted(string venv, string start, List<string> searched)
         {
-            string problem;
+            string real, problem;
             try
             {
-                problem = TrustProblem(venv);
+                problem = TrustProblem(venv, out real);
             }
-            catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException)
+            catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException || e is PlatformNotSupportedException)
             {
-                searched.Add($"venv {venv}: owner and permissions not checked (no statx here: {e.GetType().Name})");
-                return true;
+                searched.Add($"venv {venv} -> refused: its owner and permissions cannot be checked here ({e.GetType().Name}: {e.Message})");
+                throw new TfNetTrainStartupException(
+                    $"The virtual environment {venv} was found by walking up from {start}, but whether it belongs to this " +
+                    $"user cannot be checked here ({e.GetType().Name}: {e.Message}; the check reads owners and modes with " +
+                    "Linux's statx from libc.so.6), so it is not used. Name it explicitly, with PythonRuntimeOptions.VenvPath " +
+                    "or TFNET_TRAIN_VENV, if it is yours.", searched, e);
             }
-            if (problem == null) return true;
+            if (problem == null)
+            {
+                Checked?.Invoke(real);
+                return real;
+            }
             searched.Add($"venv {venv} -> refused: {problem}");
-            return false;
+            return null;
         }
 
-        internal static string TrustProblem(string venv)
+        /// <summary>Called with the real path of each venv found by walking up once it passed its check (a test seam:
+        /// what is used afterwards must be that path, whatever the folders it was reached through lead to by then).</summary>
+        internal static Action<string> Checked;
+
+        /// <summary>Why the venv at <paramref name="venv"/> may not run in this process, or null when it may; its real
+        /// path in <paramref name="real"/>. It must not be a symbolic link itself; every folder above its real path,
+        /// from the root down, must be owned by this user or root and not writable by group or others unless sticky
+        /// (there nobody else may move what is not theirs, as in /tmp); the venv, its bin folder, pyvenv.cfg and
+        /// interpreter must be owned by this user or root and writable by nobody else. So nobody else can put another
+        /// venv at that path once it is checked. Throws DllNotFoundException, EntryPointNotFoundException or
+        /// PlatformNotSupportedException where this cannot be checked.</summary>
+        internal static string TrustProblem(string venv, out string real)
         {
-            if (Environment.OSVersion.Platform != PlatformID.Unix) return null;
-            uint self = geteuid();
-            foreach (string path in new[] { venv, Path.Combine(venv, "bin"), Path.Combine(venv, "pyvenv.cfg"), VenvInterpreter(venv) })
+            real = null;
+            if (Environment.OSVersion.Platform != PlatformID.Unix)
+                throw new PlatformNotSupportedException("not a Unix system");
+            uint self = geteuid(), owner, mode;
+            if (!StatPath(venv, false, out owner, out mode)) return $"{venv} cannot be examined (it vanished)";
+            if ((mode & FileTypeMask) == SymbolicLink) return $"{venv} is a symbolic link; a venv found by walking up must be a folder";
+            real = RealPath(venv);
+            if (real == null) return $"{venv} cannot be resolved to a real path";
+            var folders = new List<string>();
+            for (string folder = Path.GetDirectoryName(real); !string.IsNullOrEmpty(folder); folder = Path.GetDirectoryName(folder))
+                folders.Insert(0, folder);
+            foreach (string folder in folders)
             {
-                uint owner, mode;
-                if (!Stat(path, out owner, out mode)) continue; // absent: nothing there to run
+                if (!StatPath(folder, false, out owner, out mode)) return $"{folder} cannot be examined";
+                if ((mode & FileTypeMask) == SymbolicLink) return $"{folder} became a symbolic link while it was checked";
+                if (owner != self && owner != 0)
+                    return $"{folder} is owned by uid {owner}, not by this user (uid {self}) or root";
+                if ((mode & WritableByOthers) != 0 && (mode & Sticky) == 0)
+                    return $"{folder} is writable by group or others without the sticky bit (mode {Convert.ToString(mode & 0xfff, 8)})";
+            }
+            foreach (string path in new[] { real, Path.Combine(real, "bin"), Path.Combine(real, "pyvenv.cfg"), VenvInterpreter(real) })
+            {
+                bool follow = path != real; // bin/python is a link to the base interpreter in most venvs
+                if (!StatPath(path, follow, out owner, out mode)) continue; // absent: nothing there to run
+                if (!follow && (mode & FileTypeMask) == SymbolicLink) return $"{path} became a symbolic link while it was checked";
                 if (owner != self && owner != 0)
                     return $"{path} is owned by uid {owner}, not by this user (uid {self}) or root";
-                if ((mode & 0x12) != 0) // S_IWGRP | S_IWOTH
+                if ((mode & WritableByOthers) != 0)
                     return $"{path} is writable by group or others (mode {Convert.ToString(mode & 0xfff, 8)})";
             }
             return null;
         }
 
-        private static bool Stat(string path, out uint owner, out uint mode)
+        private const uint FileTypeMask = 0xf000, SymbolicLink = 0xa000, Sticky = 0x200, WritableByOthers = 0x12; // S_IFMT, S_IFLNK, S_ISVTX, S_IWGRP | S_IWOTH
+
+        /// <summary>Reads a path's owner and mode (following a final symbolic link when <c>follow</c>); false when
+        /// nothing is there.</summary>
+        internal delegate bool StatFunction(string path, bool follow, out uint owner, out uint mode);
+
+        /// <summary>How owners and modes are read: statx from libc.so.6 (a test seam: one that throws
+        /// EntryPointNotFoundException stands for a system without statx).</summary>
+        internal static StatFunction StatPath = Statx;
+
+        private static bool Statx(string path, bool follow, out uint owner, out uint mode)
         {
             var buffer = new byte[256]; // struct statx: the same layout on every Linux architecture
-            const int AtFdCwd = -100, StatxBasicStats = 0x7ff;
-            int rc = statx(AtFdCwd, path, 0, StatxBasicStats, buffer);
+            const int AtFdCwd = -100, AtSymlinkNoFollow = 0x100, StatxBasicStats = 0x7ff;
+            int rc = statx(AtFdCwd, path, follow ? 0 : AtSymlinkNoFollow, StatxBasicStats, buffer);
             owner = BitConverter.ToUInt32(buffer, 20);
             mode = BitConverter.ToUInt16(buffer, 28);
             return rc == 0;
         }
+
+        /// <summary>The path with every symbolic link resolved (libc's realpath), or null when it cannot be.</summary>
+        private static string RealPath(string path)
+        {
+            IntPtr resolved = realpath(path, IntPtr.Zero);
+            if (resolved == IntPtr.Zero) return null;
+            try
+            {
+                return Marshal.PtrToStringAnsi(resolved);
+            }
+            finally
+            {
+                free(resolved);
+            }
+        }
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        private static extern IntPtr realpath(string path, IntPtr resolved);
+
+        [DllImport("libc.so.6")]
+        private static extern void free(IntPtr pointer);
 
         [DllImport("libc.so.6", SetLastError = true)]
         private static extern int statx(int dirfd, string path, int flags, uint mask, byte[] buffer);
@@ -269,7 +357,8 @@ namespace TfNetTrain
                 "s.get_config_var('INSTSONAME')) if n))";
             try
             {
-                var info = new ProcessStartInfo(interpreter, "-c \"" + code + "\"")
+                // -P: the current directory stays off sys.path, so a sysconfig.py there is not run.
+                var info = new ProcessStartInfo(interpreter, "-P -c \"" + code + "\"")
                 {
                     UseShellExecute = false,
                     RedirectStandardOutput = true,
