@@ -141,3 +141,37 @@ def test_report_shows_the_layer_a_reference_lacks(tmp_path: Path) -> None:
     assert '<td class="na">n/a</td>' in page and f"<td>{message}</td>" in page
     assert "<h3>numpy vs keras: n/a</h3>" in page and f"<code>numpy: {message}</code>" in page
     assert f"N/A      numpy: {message}" in format_table(result)
+
+
+def _page_with_links(hrefs: list[str]) -> str:
+    from tfnet_train.conformance.report import document_html
+
+    summary = {"cases": 0, "pass": 0, "fail": 0, "error": 0, "n/a": 0}
+    return document_html({"schema": REPORT_SCHEMA, "suite": "s", "implementations": ["a"], "baseline": "a",
+                          "passed": True, "tolerance_rule": "r", "summary": summary, "cases": [],
+                          "links": [{"href": h, "text": f"link {i}", "image": True} for i, h in enumerate(hrefs)]})
+
+
+UNSAFE_HREFS = ["javascript:alert(1)", " JaVaScRiPt:alert(1)", "\tjavascript:alert(1)", "java\tscript:alert(1)",
+                "java\nscript:alert(1)", "\x00javascript:alert(1)", "javascript\x01:alert(1)", "vbscript:msgbox(1)",
+                "data:text/html,<script>alert(1)</script>", "DATA:image/svg+xml;base64,PHN2Zz4=",
+                "file:///etc/passwd", "//evil.example/x.png", " //evil.example", "\\\\evil.example/x",
+                "/\\evil.example/x", "blob:https://a/b", "jar:x"]
+
+
+@pytest.mark.parametrize("href", UNSAFE_HREFS)
+def test_report_links_of_other_schemes_are_text(href: str) -> None:
+    """report.json comes from anyone: only relative and http(s) hrefs become links or images, whatever their
+    case, spaces or control characters."""
+    page = _page_with_links([href])
+    assert "link 0" in page and "not a relative or http(s) link" in page
+    assert re.findall(r'<(?:a href|img src)="([^"]*)"', page) == [], page
+
+
+def test_report_links_relative_and_http_stay_links() -> None:
+    hrefs = ["curves.png", "plots/a b.png", "../x/y.png", "#case", "?q=1", "dir/with:colon.png", "http://a.example/c",
+             "HTTPS://a.example/c.png"]
+    page = _page_with_links(hrefs)
+    assert "not a relative or http(s) link" not in page
+    linked = re.findall(r'<a href="([^"]*)"', page)
+    assert linked == hrefs and re.findall(r'<img src="([^"]*)"', page) == hrefs

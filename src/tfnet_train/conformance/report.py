@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections import Counter
 from dataclasses import asdict
 from typing import Any
@@ -203,13 +204,38 @@ def document_html(doc: dict[str, Any]) -> str:
     return "\n".join(body)
 
 
+#: Schemes a report's ``links`` may use; any other (``javascript:``, ``data:``, ``file:``, ...) is shown as text.
+LINK_SCHEMES = frozenset({"http", "https"})
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def safe_href(href: str) -> bool:
+    """Whether ``href`` is a relative reference or an http(s) URL as a browser reads it (WHATWG URL parsing strips
+    leading and trailing spaces and controls, drops tabs and newlines anywhere, reads ``\\`` as ``/``). Any
+    control character is refused outright (``java\\tscript:`` is ``javascript:`` to a browser), so are a
+    protocol-relative ``//host`` and every scheme but http and https, in any case."""
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in href):
+        return False
+    cleaned = href.strip(" ").replace("\\", "/")
+    if cleaned.startswith("//"):
+        return False
+    scheme = _SCHEME.match(cleaned)
+    return scheme is None or scheme.group()[:-1].lower() in LINK_SCHEMES
+
+
 def _links_html(links: list[dict[str, Any]]) -> list[str]:
-    """Files shown beside the report (report.json's optional ``links``: href, text, and image to draw it)."""
+    """Files shown beside the report (report.json's optional ``links``: href, text, and image to draw it). Only
+    relative and http(s) hrefs become links and images (:func:`safe_href`); any other is shown as text."""
     esc = html.escape
     out = []
     for link in links:
-        href = esc(str(link["href"]), quote=True)
-        out.append(f'<p><a href="{href}">{esc(str(link.get("text") or link["href"]))}</a></p>')
+        raw = str(link["href"])
+        text = esc(str(link.get("text") or raw))
+        if not safe_href(raw):
+            out.append(f"<p>{text} (<code>{esc(raw)}</code>: not a relative or http(s) link)</p>")
+            continue
+        href = esc(raw, quote=True)
+        out.append(f'<p><a href="{href}">{text}</a></p>')
         if link.get("image"):
             out.append(f'<p><img src="{href}" alt="{esc(str(link.get("text") or ""), quote=True)}"></p>')
     return out
