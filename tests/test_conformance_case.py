@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -153,3 +155,68 @@ def test_a_metric_listed_twice_is_an_error(case_dir: Path) -> None:
     path = _edit_json(case_dir, lambda doc: doc.update(metrics=["mae", "mae"]))
     with pytest.raises(CaseError, match=r"field 'metrics\[1\]': expected a metric not listed before, got 'mae'"):
         load(path)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_failed_save_leaves_the_old_case_whole(case_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The .npz writer raising half-way: the old .json and .npz are as they were and load, no temporary is left."""
+    import tfnet_train.conformance.case as case_module
+
+    before = _files(case_dir)
+    case = load(case_dir / "keras_relu_mse_sgd.json")
+    arrays = case.arrays.to_npz_dict()
+    changed = {**arrays, "x": arrays["x"] + 1.0}
+    write = case_module._write_npz
+
+    def failing(path: Path, data) -> None:
+        write(path, data)
+        with open(path, "r+b") as handle:
+            handle.truncate(100)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(case_module, "_write_npz", failing)
+    with pytest.raises(OSError, match="No space left"):
+        save(case, changed, case_dir)
+    assert _files(case_dir) == before
+    np.testing.assert_array_equal(load(case_dir / "keras_relu_mse_sgd.json").arrays.x, arrays["x"])
+
+
+def test_a_save_killed_between_its_renames_is_refused_not_mixed(case_dir: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON renamed, then the process stops before the .npz's rename: the new JSON beside the old arrays (which
+    fit its spec) is refused by the digest, not loaded as a case."""
+    import tfnet_train.files as files
+
+    case = load(case_dir / "keras_relu_mse_sgd.json")
+    arrays = case.arrays.to_npz_dict()
+    replace, renamed = files.os.replace, []
+
+    def stop_after_first(source, target) -> None:
+        if renamed:
+            raise KeyboardInterrupt  # what a kill leaves: no further rename
+        replace(source, target)
+        renamed.append(Path(target).name)
+
+    monkeypatch.setattr(files.os, "replace", stop_after_first)
+    with pytest.raises(KeyboardInterrupt):
+        save(case.with_optimizer(learning_rate=0.5), {**arrays, "x": arrays["x"] + 1.0}, case_dir)
+    monkeypatch.undo()
+    assert renamed == ["keras_relu_mse_sgd.json"]
+    assert json.loads((case_dir / "keras_relu_mse_sgd.json").read_text())["optimizer"]["learning_rate"] == 0.5
+    with pytest.raises(CaseError, match=r"keras_relu_mse_sgd.npz.*expected SHA-256 [0-9a-f]{64} \(arrays_sha256 in "
+                                        r".*got [0-9a-f]{64}: the two files are not of one save"):
+        load(case_dir / "keras_relu_mse_sgd.json")
+    assert sorted(p.name for p in case_dir.iterdir()) == ["keras_relu_mse_sgd.json", "keras_relu_mse_sgd.npz"]
+
+
+def test_the_arrays_digest_is_checked_and_optional(case_dir: Path) -> None:
+    doc = json.loads((case_dir / "keras_relu_mse_sgd.json").read_text())
+    assert re.fullmatch("[0-9a-f]{64}", doc["arrays_sha256"])
+    assert doc["arrays_sha256"] == hashlib.sha256((case_dir / "keras_relu_mse_sgd.npz").read_bytes()).hexdigest()
+    for bad in ("ABC", 7, None, "0" * 63, "G" * 64):
+        with pytest.raises(CaseError, match="'arrays_sha256': expected 64 lowercase hex digits"):
+            load(_edit_json(case_dir, lambda d, bad=bad: d.__setitem__("arrays_sha256", bad)))
+    assert load(_edit_json(case_dir, lambda d: d.pop("arrays_sha256"))).name == "keras_relu_mse_sgd"  # hand-written

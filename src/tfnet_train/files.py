@@ -65,7 +65,7 @@ def atomic_path(path: str | os.PathLike[str], suffix: str | None = None) -> Iter
     file's).
     """
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
+    folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
     if suffix is None:
         suffix = "".join(target.suffixes[-2:]) if target.name.endswith(".weights.h5") else target.suffix

@@ -152,6 +152,32 @@ namespace TfNetTrain.Reference.Tests
         }
 
         [Test]
+        public void TheArraysDigestBindsTheJsonToItsNpz()
+        {
+            // What case.save writes: the JSON names the SHA-256 of its .npz; an .npz of another save (same shapes) is refused.
+            string path = TestData.WriteCase(_folder, TestData.CaseJson(), TestData.CaseArrays());
+            string npz = Path.ChangeExtension(path, ".npz");
+            string digest;
+            using (var sha = System.Security.Cryptography.SHA256.Create())
+                digest = System.BitConverter.ToString(sha.ComputeHash(File.ReadAllBytes(npz))).Replace("-", "").ToLowerInvariant();
+            File.WriteAllText(path, TestData.CaseJson().Replace("\"steps\": 2,", "\"steps\": 2,\n  \"arrays_sha256\": \"" + digest + "\","));
+            Assert.AreEqual(digest, ConformanceCase.Load(path).ArraysSha256);
+
+            var other = TestData.CaseArrays();
+            other["x"] = NpyArray.Float32(new[] { 8, 2 }, TestData.Uniform(16, 99));
+            Npz.Save(npz, other);
+            var e = Assert.Throws<CaseFormatException>(() => ConformanceCase.Load(path));
+            Assert.AreEqual("arrays_sha256", e.Field);
+            StringAssert.Contains(digest, e.Expected);
+            StringAssert.Contains("not of one save", e.Actual);
+
+            File.WriteAllText(path, TestData.CaseJson().Replace("\"steps\": 2,", "\"steps\": 2,\n  \"arrays_sha256\": \"ABC\","));
+            e = Assert.Throws<CaseFormatException>(() => ConformanceCase.Load(path));
+            Assert.AreEqual("arrays_sha256", e.Field);
+            StringAssert.StartsWith("64 lowercase hex digits", e.Expected);
+        }
+
+        [Test]
         public void NameMustEqualFileStem()
         {
             string path = TestData.WriteCase(_folder, TestData.CaseJson(name: "other"), TestData.CaseArrays());

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import re
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -13,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tfnet_train.archives import load_npz
+from tfnet_train.files import atomic_path
 from tfnet_train.semantics import PROFILES, get_profile
 from tfnet_train.tolerances import ATOL, RTOL
 
@@ -53,8 +56,11 @@ _BOOL_PARAMS = {"nesterov", "amsgrad", "centered"}
 KERAS_OTHER_OPTIMIZER_STRINGS = frozenset((
     "adadelta", "adafactor", "adagrad", "adamax", "ftrl", "lion", "lossscaleoptimizer", "multioptimizer", "muon",
     "nadam", "optimizer", "optimizermap", "schedulefreeadamw"))
+#: The JSON field that binds a saved case's two files: the SHA-256 (lowercase hex) of the ``.npz`` bytes.
+ARRAYS_DIGEST = "arrays_sha256"
+_HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
 _TOP_LEVEL = {"schema", "name", "description", "semantics", "model", "loss", "metrics", "optimizer", "batch_size",
-              "steps", "tolerance"}
+              "steps", "tolerance", ARRAYS_DIGEST}
 
 
 class CaseError(ValueError):
@@ -527,6 +533,9 @@ def parse(doc: Any, expected_name: str | None = None) -> Case:
     description = doc.get("description", "")
     if not isinstance(description, str):
         raise _fail(name, "description", "a string", description)
+    digest = doc.get(ARRAYS_DIGEST)
+    if ARRAYS_DIGEST in doc and not (isinstance(digest, str) and _HEX_DIGEST.fullmatch(digest)):
+        raise _fail(name, ARRAYS_DIGEST, "64 lowercase hex digits (the SHA-256 of the .npz)", digest)
     semantics = _require(doc, "semantics", name, "")
     if semantics not in SEMANTICS:
         raise _fail(name, "semantics", f"one of {SEMANTICS}", semantics)
@@ -721,8 +730,21 @@ def load(path: str | Path) -> Case:
         raise CaseError(f"case {case.name!r}: arrays file {str(npz_path)!r}: expected a plain .npz "
                         f"(no pickled objects), got error: {err}") from err
     case.arrays = arrays_from_npz(case, contents)
+    # After the arrays' own checks, so an edited array is named; a valid .npz of another save is refused here.
+    expected = doc.get(ARRAYS_DIGEST)
+    if expected is not None:
+        actual = _sha256(npz_path)
+        if actual != expected:
+            raise CaseError(f"case {case.name!r}: arrays file {str(npz_path)!r}: expected SHA-256 {expected} "
+                            f"({ARRAYS_DIGEST} in {str(json_path)!r}), got {actual}: the two files are not of one "
+                            "save (an interrupted save or an edited .npz); save the case again")
     case.path = json_path
     return case
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
@@ -735,7 +757,13 @@ def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
 
 
 def save(case: Case, arrays: CaseArrays | Mapping[str, np.ndarray] | None, directory: str | Path) -> Path:
-    """Write ``<directory>/<case.name>.json`` and ``.npz``; arrays default to ``case.arrays``. Returns the JSON path."""
+    """Write ``<directory>/<case.name>.json`` and ``.npz``; arrays default to ``case.arrays``. Returns the JSON path.
+
+    Both files are written whole to temporaries beside them (:func:`tfnet_train.files.atomic_path`) before either
+    is renamed, so a failure while writing leaves the old case as it was. The JSON carries the SHA-256 of the new
+    ``.npz`` (``arrays_sha256``) and is renamed first: if the process dies between the two renames, the new JSON
+    beside the old ``.npz`` is refused by :func:`load`, never read as a case.
+    """
     if arrays is None:
         arrays = case.arrays
     if arrays is None:
@@ -748,6 +776,9 @@ def save(case: Case, arrays: CaseArrays | Mapping[str, np.ndarray] | None, direc
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     json_path = directory / f"{case.name}.json"
-    json_path.write_text(json.dumps(case.to_json(), indent=2) + "\n", encoding="utf-8")
-    _write_npz(json_path.with_suffix(".npz"), arrays.to_npz_dict())
+    # The inner context (the JSON) is renamed into place first, the .npz after it.
+    with atomic_path(json_path.with_suffix(".npz")) as npz_temporary, atomic_path(json_path) as json_temporary:
+        _write_npz(npz_temporary, arrays.to_npz_dict())
+        doc = {**case.to_json(), ARRAYS_DIGEST: _sha256(npz_temporary)}
+        json_temporary.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     return json_path

@@ -19,7 +19,11 @@ namespace TfNetTrain.Reference
         private static readonly string[] TopLevelFields =
         {
             "schema", "name", "description", "semantics", "model", "loss", "metrics", "optimizer", "batch_size", "steps", "tolerance",
+            ArraysDigestField,
         };
+
+        /// <summary>The JSON field binding a saved case's two files: the SHA-256 (lowercase hex) of the .npz bytes.</summary>
+        public const string ArraysDigestField = "arrays_sha256";
 
         /// <summary>The case's name (the file stem).</summary>
         public string Name { get; set; }
@@ -77,6 +81,12 @@ namespace TfNetTrain.Reference
         /// <summary>Per-sample weights (N,) float32, or null.</summary>
         public NpyArray SampleWeight { get; set; }
 
+        /// <summary>
+        /// The SHA-256 (64 lowercase hex digits) of the .npz the JSON was saved with (<c>arrays_sha256</c>), or null for a
+        /// case written without one; <see cref="Load"/> refuses an .npz whose bytes do not match it.
+        /// </summary>
+        public string ArraysSha256 { get; private set; }
+
         /// <summary>Reads <paramref name="jsonPath"/> and the .npz with the same stem beside it, and validates both.</summary>
         /// <exception cref="CaseFormatException">A field or array that does not follow the schema.</exception>
         /// <exception cref="NpyFormatException">The .npz is malformed.</exception>
@@ -90,7 +100,29 @@ namespace TfNetTrain.Reference
             string npzPath = Path.Combine(Path.GetDirectoryName(Path.GetFullPath(jsonPath)), stem + ".npz");
             if (!File.Exists(npzPath)) throw new CaseFormatException("(arrays)", "the file " + npzPath, "no such file");
             result.AttachArrays(Npz.Load(npzPath));
+            // After the arrays' own checks, so an edited array is named; a valid .npz of another save is refused here.
+            if (result.ArraysSha256 != null)
+            {
+                string actual = Sha256Hex(npzPath);
+                if (actual != result.ArraysSha256)
+                    throw new CaseFormatException(ArraysDigestField, "the SHA-256 of " + npzPath + ", " + result.ArraysSha256,
+                        actual + ": the two files are not of one save (an interrupted save or an edited .npz); save the case again");
+            }
             return result;
+        }
+
+        private static string Sha256Hex(string path)
+        {
+            using (var sha = System.Security.Cryptography.SHA256.Create())
+            using (var file = File.OpenRead(path))
+            {
+                return string.Concat(sha.ComputeHash(file).Select(b => b.ToString("x2", CultureInfo.InvariantCulture)));
+            }
+        }
+
+        private static bool IsHexDigest(string value)
+        {
+            return value.Length == 64 && value.All(c => (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
         }
 
         /// <summary>Parses and validates the JSON spec (without arrays) from text.</summary>
@@ -112,7 +144,10 @@ namespace TfNetTrain.Reference
                 Name = top.RequiredString("name"),
                 Description = top.OptionalString("description", null),
                 Semantics = top.RequiredEnum<Semantics>("semantics", CaseNames.AllSemantics, CaseNames.TryParse),
+                ArraysSha256 = top.OptionalString(ArraysDigestField, null),
             };
+            if (result.ArraysSha256 != null && !IsHexDigest(result.ArraysSha256))
+                throw new CaseFormatException(ArraysDigestField, "64 lowercase hex digits (the SHA-256 of the .npz)", "string \"" + result.ArraysSha256 + "\"");
             ParseModel(result, new FieldReader(top.Required("model", "object", "an object"), "model"));
             result.Loss = ParseLoss(new FieldReader(top.Required("loss", "object", "an object"), "loss"));
             XElement metrics = top.Required("metrics", "array", "a list of metric strings");
