@@ -135,6 +135,60 @@ def test_class_weight_with_bad_keys(weights: dict, semantics: str) -> None:
             X, np.zeros(10, "int64"), class_weight=weights, verbose=0)
 
 
+def _state(m: keras.Model) -> tuple[list[np.ndarray], int]:
+    return [np.array(v.numpy()) for v in m.weights + m.optimizer.variables], int(m._train_counter.numpy())
+
+
+def _assert_state(m: keras.Model, state: tuple[list[np.ndarray], int]) -> None:
+    values, counter = _state(m)
+    assert all(np.array_equal(a, b) for a, b in zip(state[0], values, strict=True)), "weights or optimizer state"
+    assert counter == state[1], "_train_counter"
+
+
+@pytest.mark.parametrize("semantics", ["keras", "tfnet"])
+@pytest.mark.parametrize("units", [3, 1])
+def test_class_weight_for_a_class_the_model_does_not_have_is_refused(semantics: str, units: int) -> None:
+    """Keras 3 ignores the weight of a class the model's output does not score (a key counted from 1, say): here
+    a ValueError naming the keys and the classes, in fit and train_on_batch, leaving the model as it was. A single
+    output unit scores classes 0 and 1."""
+    loss = "sparse_categorical_crossentropy" if units > 1 else "binary_crossentropy"
+    m = compiled(units, loss=loss, semantics=semantics)
+    y = np.arange(10, dtype="int64") % max(units, 2)
+    m.fit(X, y, batch_size=5, verbose=0)
+    state = _state(m)
+    classes = max(units, 2)
+    weights = {k: 1.0 for k in range(classes + 1)}  # 0..classes: one too many
+    pattern = rf"class_weight has weights for classes \[{classes}\] that the model does not have: its output " \
+              rf"scores {classes} classes, so keys must be in 0..{classes - 1}"
+    with pytest.raises(ValueError, match=pattern):
+        m.fit(X, y, batch_size=5, class_weight=weights, verbose=0)
+    _assert_state(m, state)
+    with pytest.raises(ValueError, match=pattern):
+        m.train_on_batch(X, y, class_weight=weights)
+    _assert_state(m, state)
+    m.fit(X, y, batch_size=5, class_weight={k: 1.0 for k in range(classes)}, verbose=0)  # every class: accepted
+
+
+@pytest.mark.parametrize("make", [optimizers.SGD, optimizers.Adam, optimizers.AdamW, optimizers.RMSprop])
+@pytest.mark.parametrize("rate", [-1.0, -1e-9, float("nan"), float("inf")])
+def test_a_learning_rate_must_be_finite_and_not_negative(make: type, rate: float) -> None:
+    """Keras 3 takes any float and trains to nonsense: the engine's optimizers refuse it when made and when set
+    (a callback, a schedule's user), and a refused setting leaves the model and the optimizer as they were."""
+    pattern = r"Argument `learning_rate` must be a finite float >= 0 .* or a schedule, got "
+    with pytest.raises(ValueError, match=pattern + ("nan" if rate != rate else repr(rate))):
+        make(learning_rate=rate)
+    with pytest.raises(ValueError, match=pattern):
+        make(np.float32(rate))
+    m = compiled(optimizer=make(0.01))
+    m.fit(X, Y, batch_size=5, verbose=0)
+    state = _state(m)
+    with pytest.raises(ValueError, match=pattern):
+        m.optimizer.learning_rate = rate
+    assert float(m.optimizer.learning_rate) == pytest.approx(0.01)
+    _assert_state(m, state)
+    make(learning_rate=0.0)  # 0 is a rate: it leaves the weights as they are
+
+
 def test_class_weight_keys_with_gaps_weigh_the_missing_classes_one_under_keras() -> None:
     x = np.random.default_rng(0).normal(size=(10, 3)).astype("float32")
     y = np.array([0, 1, 2, 0, 1, 2, 0, 1, 2, 0], "int64")

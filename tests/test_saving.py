@@ -159,6 +159,27 @@ def test_save_weights_refuses_other_names(tmp_path: Path) -> None:
         compiled().save_weights(tmp_path / "model.bin")
 
 
+@pytest.mark.parametrize("name", ["model.weights.h5", "model.h5"])
+def test_save_weights_into_a_missing_folder_is_refused_and_changes_nothing(tmp_path: Path, name: str) -> None:
+    """As Keras's save_weights (h5py cannot create the file): a FileNotFoundError naming the folder; no folder is
+    made, and the model is as it was. BackupAndRestore still makes its own folder."""
+    m = compiled()
+    m.fit(X, Y, batch_size=8, verbose=0)
+    before = [np.array(v.numpy()) for v in m.weights + m.optimizer.variables]
+    counter = int(m._train_counter.numpy())
+    missing = tmp_path / "missing" / "deeper"
+    with pytest.raises(FileNotFoundError, match=r"the folder .*missing/deeper' is not an existing folder"):
+        m.save_weights(missing / name)
+    with pytest.raises(FileNotFoundError, match=r"is not an existing folder"):
+        m._save_weights_hdf5(missing / "weights.bin")  # TF.NET's save_weights under any name, as the face calls it
+    assert not (tmp_path / "missing").exists()
+    assert all(np.array_equal(a, b.numpy()) for a, b in zip(before, m.weights + m.optimizer.variables, strict=True))
+    assert int(m._train_counter.numpy()) == counter
+    backup = tfnet_train.callbacks.BackupAndRestore(str(tmp_path / "new" / "backup"), delete_checkpoint=False)
+    m.fit(X, Y, batch_size=8, verbose=0, callbacks=[backup])
+    assert list((tmp_path / "new" / "backup").glob("backup-*.weights.h5"))
+
+
 # ----- crash safety -------------------------------------------------------------------------------------------------
 
 def _kill_inside_saves(path: Path, kind: str, kills: int) -> int:

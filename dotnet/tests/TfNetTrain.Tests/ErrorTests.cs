@@ -199,6 +199,59 @@ namespace TfNetTrain.Tests
             AssertStillUsable();
         }
 
+        /// <summary>Every weight and optimizer variable, and the train counter, as Python holds them.</summary>
+        private static Dictionary<string, NDArray> State(Model model) => PyScript.Run(
+            "put('v', [v.numpy() for v in m.weights + m.optimizer.variables])\nput('counter', int(m._train_counter.numpy()))", "m", model);
+
+        private static void AssertSameState(Dictionary<string, NDArray> before, Model model, string what)
+        {
+            Dictionary<string, NDArray> after = State(model);
+            CollectionAssert.AreEquivalent(before.Keys, after.Keys, what);
+            foreach (var pair in before) Data.AssertBitwise(pair.Value, after[pair.Key], $"{what}: {pair.Key}");
+        }
+
+        /// <summary>
+        /// Three calls Keras 3 takes without a word, refused with the typed error before anything changes: a class
+        /// weight for a class the model does not have (Keras ignores it), a learning rate that is negative or not
+        /// finite, weights saved into a folder that does not exist (Keras refuses too; the engine made it).
+        /// </summary>
+        [Test]
+        public void CallsKerasTakesSilentlyAreRefusedAndChangeNothing()
+        {
+            _model.Fit(_x, _y, batchSize: 2, verbose: 0); // the optimizer has state
+            var before = State(_model);
+            Assert.Greater(before.Count, 5, "weights, optimizer variables and the counter");
+
+            var weights = new Dictionary<int, float> { { 1, 1f }, { 2, 1f }, { 3, 2f } }; // counted from 1: class 3 does not exist
+            var classes = Assert.Throws<TfNetTrainArgumentException>(() => _model.Fit(_x, _y, batchSize: 2, verbose: 0, classWeight: weights));
+            Assert.AreEqual("ValueError", classes.PythonType);
+            StringAssert.Contains("class_weight has weights for classes [3] that the model does not have: its output scores 3 classes, so keys must be in 0..2", classes.Message);
+            AssertSameState(before, _model, "after class_weight");
+
+            var negative = Assert.Throws<TfNetTrainArgumentException>(() => Optimizers.SGD(learningRate: -1f));
+            Assert.AreEqual("learningRate", negative.ParamName);
+            StringAssert.Contains("must be a finite number >= 0", negative.Message);
+            StringAssert.Contains("got -1", negative.Message);
+            Assert.AreEqual("learningRate", Assert.Throws<TfNetTrainArgumentException>(() => Optimizers.Adam(learningRate: float.NaN)).ParamName);
+            Assert.AreEqual("learningRate", Assert.Throws<TfNetTrainArgumentException>(() => Optimizers.AdamW(learningRate: float.PositiveInfinity)).ParamName);
+            Assert.AreEqual("learningRate", Assert.Throws<TfNetTrainArgumentException>(() => Optimizers.RMSprop(learningRate: -0.5f)).ParamName);
+            var created = Assert.Throws<TfNetTrainArgumentException>(() => Optimizers.Create("Adagrad", new Dictionary<string, object> { { "learning_rate", -0.1 } }));
+            Assert.AreEqual("learning_rate", created.ParamName);
+            Assert.Throws<TfNetTrainArgumentException>(() => TensorFlowNet.KerasApi.keras.optimizers.SGD(-1f), "the TF.NET-shaped face's too");
+            Assert.IsNotNull(Optimizers.SGD(learningRate: 0f), "0 is a rate");
+            var python = Assert.Throws<TfNetTrainArgumentException>(() => PyScript.Run("optimizers.SGD(learning_rate=-1.0)"));
+            StringAssert.Contains("Argument `learning_rate` must be a finite float >= 0", python.Message);
+            AssertSameState(before, _model, "after the learning rates");
+
+            string folder = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "tfnet-train-missing-" + Guid.NewGuid().ToString("N"));
+            var io = Assert.Throws<TfNetTrainIOException>(() => _model.SaveWeights(System.IO.Path.Combine(folder, "w.weights.h5")));
+            Assert.AreEqual("FileNotFoundError", io.PythonType);
+            StringAssert.Contains(folder + "' is not an existing folder (save_weights creates none)", io.Message);
+            Assert.IsFalse(System.IO.Directory.Exists(folder), "no folder is made");
+            AssertSameState(before, _model, "after SaveWeights");
+            AssertStillUsable();
+        }
+
         [Test]
         public void DisposedModelsRefuseCalls()
         {

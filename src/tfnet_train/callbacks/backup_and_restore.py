@@ -83,6 +83,8 @@ class BackupAndRestore(keras_internals.BackupAndRestoreHooks):
         previous = self._metadata()
         self._generation = max(self._generation, int((previous or {}).get("generation", 0))) + 1
         weights = f"backup-{self._generation:06d}.weights.h5"
+        if is_chief(self.model):  # Keras's BackupAndRestore makes its folder as it saves (save_weights makes none)
+            folder.mkdir(parents=True, exist_ok=True)
         self.model.save_weights(str(folder / weights), overwrite=True)  # every worker saves; the chief's lands
         if not is_chief(self.model):
             return

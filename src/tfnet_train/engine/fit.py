@@ -15,6 +15,7 @@ from tfnet_train.callbacks.tensorboard import graph_writers, write_train_graph
 from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data import DataHandler, expand_1d, train_validation_split
 from tfnet_train.engine.data.errors import DATA_ERRORS
+from tfnet_train.engine.data.handler import check_class_weight_classes
 
 
 def check_verbose(verbose: Any) -> int | str:
@@ -106,6 +107,7 @@ class FitMixin:
             except ValueError as exc:
                 raise ValueError(f"validation_data: {exc}") from None
         self._build_for(data_handler)
+        check_class_weight_classes(class_weight, self)
         if not isinstance(callbacks, CallbackList):
             callbacks = CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, verbose=verbose,
                                      epochs=epochs, steps=data_handler.num_batches, model=self)

@@ -7,7 +7,11 @@ from typing import Any
 import numpy as np
 
 from tfnet_train.engine import keras_internals
-from tfnet_train.engine.data.handler import check_class_weight, class_weight_to_sample_weight
+from tfnet_train.engine.data.handler import (
+    check_class_weight,
+    check_class_weight_classes,
+    class_weight_to_sample_weight,
+)
 from tfnet_train.engine.data.tensor_like import is_tensor_like, structure_to_tensors, to_tensor
 
 
@@ -45,6 +49,7 @@ class OnBatchMixin:
                 sample_weight = weights if sample_weight is None else weights * np.asarray(sample_weight).reshape(-1)
         x, y, sample_weight = self._batch_arrays(x, y, sample_weight)
         self._maybe_symbolic_build(data_batch=(x, y, sample_weight))
+        check_class_weight_classes(class_weight, self)
         self.make_train_function()
         if reset_metrics:
             self.reset_metrics()

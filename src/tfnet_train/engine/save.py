@@ -108,7 +108,12 @@ class SaveMixin:
 
     def _save_weights_hdf5(self, target: Path) -> None:
         """Keras's weights HDF5 at ``target`` whatever its name (TF.NET's ``save_weights`` writes HDF5 under any
-        name; the face calls this directly), through a temporary ``.weights.h5`` renamed over it."""
+        name; the face calls this directly), through a temporary ``.weights.h5`` renamed over it. Its folder must
+        exist, as Keras's ``save_weights`` requires (a FileNotFoundError naming it otherwise; nothing is created)."""
+        folder = target.parent
+        if is_chief(self) and not folder.is_dir():
+            raise FileNotFoundError(f"filepath {str(target)!r}: the folder {str(folder)!r} is not an existing folder ("
+                                    "save_weights creates none)")
         with (_written_by_chief(self, target) as destination,
               atomic_path(destination, suffix=".weights.h5") as temporary):
             super().save_weights(str(temporary), overwrite=True)

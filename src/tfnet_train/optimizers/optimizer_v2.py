@@ -10,16 +10,21 @@ trace and nothing is clipped or all-reduced twice, a ``semantics`` profile, and 
   formulas (each subclass's ``update_step``), no variable constraints, no decoupled weight decay outside
   AdamW, a float learning rate only (a schedule is a ValueError), and a None gradient is a ValueError
   naming the variable (TensorFlow.NET fails there with a null reference).
+
+Under both, a float learning rate must be finite and >= 0 (a ValueError otherwise, at construction and when
+set); Keras 3 and TensorFlow.NET take any float, and a negative or NaN rate trains to nonsense without a word.
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tfnet_train.engine import keras_internals
@@ -81,6 +86,14 @@ def hyper(value: float, dtype: tf.DType) -> tf.Tensor:
     return tf.cast(tf.constant(value, dtype=tf.float32), dtype)
 
 
+def check_learning_rate(value: Any) -> None:
+    """ValueError for a float learning rate that is not finite and >= 0; schedules, variables and tensors pass
+    (Keras refuses other types itself)."""
+    if isinstance(value, float | np.floating) and not (math.isfinite(float(value)) and value >= 0):
+        raise ValueError(f"Argument `learning_rate` must be a finite float >= 0 (0 leaves the weights as they are) "
+                         f"or a schedule, got {float(value)!r}")
+
+
 def _is_schedule(learning_rate: Any) -> bool:
     return not isinstance(learning_rate, keras.Variable) and (
         isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule) or callable(learning_rate))
@@ -110,6 +123,7 @@ class OptimizerV2(keras_internals.OptimizerHooks):
         cls.__signature__ = inspect.Signature(parameters)
 
     def __init__(self, *args: Any, semantics: str = "keras", **kwargs: Any) -> None:
+        check_learning_rate(kwargs.get("learning_rate", args[0] if args else None))
         super().__init__(*args, **kwargs)
         self._set_semantics(semantics)
 
@@ -153,6 +167,7 @@ class OptimizerV2(keras_internals.OptimizerHooks):
         # Differs from Keras only under tfnet: TensorFlow.NET's optimizers take no schedule.
         if not self._profile.takes_learning_rate_schedules and _is_schedule(value):
             raise ValueError(self._tfnet_schedule_message(value))
+        check_learning_rate(value)
         keras.optimizers.Optimizer.learning_rate.fset(self, value)
 
     # ----------------------------------------------------------------- TF.NET's _minimize stages

@@ -269,6 +269,33 @@ def check_class_weight(class_weight: Any, contiguous: bool = True) -> list[float
     return [float(class_weight[k]) for k in sorted(class_weight)]
 
 
+def model_classes(model: Any) -> int | None:
+    """How many classes the model's one output scores: its last dimension (2 for a single unit, as a sigmoid
+    scores classes 0 and 1); None when the model has several outputs or its output shape is not known."""
+    try:
+        outputs = model.outputs
+    except (AttributeError, ValueError):  # a subclassed model: no symbolic output
+        return None
+    if not outputs or len(outputs) != 1:
+        return None
+    shape = tuple(outputs[0].shape)
+    width = shape[-1] if len(shape) > 1 else 1
+    return None if width is None else max(int(width), 2)
+
+
+def check_class_weight_classes(class_weight: dict | None, model: Any) -> None:
+    """ValueError for class_weight keys naming classes the model does not have (`model_classes`): Keras 3 ignores
+    such a weight, so a key off by one (classes counted from 1) would silently weigh nothing."""
+    classes = None if class_weight is None else model_classes(model)
+    if classes is None:
+        return
+    extra = sorted(int(k) for k in class_weight if int(k) >= classes)
+    if extra:
+        raise ValueError(f"class_weight has weights for classes {extra} that the model does not have: its output "
+                         f"scores {classes} classes, so keys must be in 0..{classes - 1}; got keys "
+                         f"{sorted(int(k) for k in class_weight)}")
+
+
 def class_weight_to_sample_weight(y: Any, class_weight: dict[int, float]) -> np.ndarray:
     """Per-sample weights from a {class index: weight} dict; keys must be exactly 0..n-1."""
     table = np.asarray(check_class_weight(class_weight), dtype=np.float32)
