@@ -101,6 +101,52 @@ namespace TfNetTrain.Tests
         }
 
         [Test]
+        public void SaveToADirectoryReplacesOnlyAnEarlierExport()
+        {
+            IModel model = Dense3To2();
+            model.compile(new Adam(0.01f), keras.losses.MeanSquaredError());
+            var x = Data.Uniform(3, 4, 3);
+            string results = TempPath("results");
+            string root = Path.GetDirectoryName(results);
+            Directory.CreateDirectory(results);
+            try
+            {
+                string notes = Path.Combine(results, "notes.txt");
+                File.WriteAllText(notes, "a week of results");
+                var refused = Assert.Throws<TfNetTrain.TfNetTrainArgumentException>(() => model.save(results));
+                StringAssert.Contains("is a folder that is not a SavedModel", refused.Message);
+                StringAssert.Contains("notes.txt", refused.Message);
+                Assert.AreEqual("ValueError", refused.PythonType);
+                Assert.AreEqual("a week of results", File.ReadAllText(notes), "a refused save deletes nothing");
+                Assert.AreEqual(new[] { notes }, Directory.GetFileSystemEntries(results));
+
+                string file = Path.Combine(root, "model_file");
+                File.WriteAllText(file, "not a model");
+                refused = Assert.Throws<TfNetTrain.TfNetTrainArgumentException>(() => model.save(file, include_optimizer: false));
+                StringAssert.Contains("is a file, not a SavedModel folder", refused.Message);
+                Assert.AreEqual("not a model", File.ReadAllText(file));
+
+                string served = Path.Combine(root, "served");
+                model.save(served, overwrite: false);
+                float[] first = model.predict(x).numpy().ToArray<float>();
+                var exists = Assert.Throws<TfNetTrain.TfNetTrainIOException>(() => model.save(served, overwrite: false));
+                StringAssert.Contains("holds an earlier export and overwrite=False", exists.Message);
+                Assert.AreEqual("FileExistsError", exists.PythonType);
+                model.fit(x, Data.Uniform(5, 4, 2), epochs: 1, verbose: 0);
+                float[] trained = model.predict(x).numpy().ToArray<float>();
+                Assert.AreNotEqual(first, trained);
+                model.save(served); // overwrite: true, TF.NET's default, replaces the earlier export
+                Assert.AreEqual(trained, keras.models.load_model(served).predict(x).numpy().ToArray<float>());
+                CollectionAssert.AreEquivalent(new[] { "results", "model_file", "served" },
+                    Directory.GetFileSystemEntries(root).Select(Path.GetFileName).ToArray(), "no temporary or old copy left");
+            }
+            finally
+            {
+                Directory.Delete(root, true);
+            }
+        }
+
+        [Test]
         public void ResetContextStartsKerasNamesAfresh()
         {
             tf.Context.reset_context();
