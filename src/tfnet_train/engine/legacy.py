@@ -21,7 +21,7 @@ from typing import Any
 import h5py
 import keras
 
-from tfnet_train.engine import keras_internals
+from tfnet_train.engine import h5_checks, keras_internals
 from tfnet_train.engine.export import KERAS_MODEL_IN_SAVED_MODEL
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -178,6 +178,7 @@ def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: 
     """Keras 3's legacy ``.h5`` reader with the engine's classes and single inputs and outputs unwrapped."""
     legacy = keras_internals.legacy_saving()
     with h5py.File(path, "r") as f:
+        h5_checks.check_stored_sizes(f, f"filepath {path!r}")
         raw = f.attrs["model_config"]
         config = legacy.json_utils.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
         keras_version = f.attrs.get("keras_version", "")
@@ -187,6 +188,7 @@ def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: 
             _single_io(config)
         with legacy.saving_options.keras_option_scope(use_legacy_config=True), legacy.SafeModeScope(safe_mode):
             model = legacy.saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
+            h5_checks.check_fits_variables(f["model_weights"], model.variables, f"filepath {path!r}")
             legacy.legacy_h5_format.load_weights_from_hdf5_group(f["model_weights"], model)
     return model
 

@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfnet_train import archives
-from tfnet_train.engine import keras_internals
+from tfnet_train.engine import h5_checks, keras_internals
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
 from tfnet_train.engine.export import ExportMixin
@@ -297,6 +297,7 @@ def _as_engine_file(filepath: Any) -> Iterator[Any]:
     source = str(path)
     with archives.open_zip(path) as archive:
         members = archives.check_members(archive, source, archives.MAX_KERAS_BYTES, archives.MAX_NPZ_MEMBERS)
+        h5_checks.check_keras_archive(path)
         try:
             config = json.loads(archives.read_member(archive, "config.json", source, archives.MAX_KERAS_CONFIG_BYTES))
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import h5py
 
 from tfnet_train.distribution import is_chief
+from tfnet_train.engine import h5_checks
 from tfnet_train.files import atomic_path
 
 _COUNTER_FILE = "train_counter.json"
@@ -61,6 +63,21 @@ def _written_by_chief(model: Any, target: Path) -> Iterator[Path]:
         yield Path(folder) / target.name
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _check_h5_sizes(model: Any, path: Path) -> None:
+    """ValueError, before anything is read, when the HDF5 weights at ``path`` (a file or a ``.keras`` archive's)
+    declare more than the file stores or than ``model``'s variables could take (see :mod:`h5_checks`)."""
+    if not path.is_file():
+        return
+    variables = None
+    if model.built and model.variables:
+        optimizer = getattr(model, "optimizer", None)
+        variables = [*model.variables, *(optimizer.variables if getattr(optimizer, "built", False) else [])]
+    if zipfile.is_zipfile(path):
+        h5_checks.check_keras_archive(path, variables)
+    elif h5py.is_hdf5(str(path)):
+        h5_checks.check_h5_file(path, variables)
 
 
 def _refuse_revived_in_h5(model: Any, target: Path) -> None:
@@ -127,6 +144,7 @@ class SaveMixin:
         optimizer = getattr(self, "optimizer", None)
         if self.built and optimizer is not None and not getattr(optimizer, "built", True):
             optimizer.build(self.trainable_variables)  # so the file's optimizer variables have a place to go
+        _check_h5_sizes(self, path)
         snapshot = self._variables_snapshot()
         try:
             if (path.suffix != ".keras" and not path.name.endswith(".weights.h5") and path.is_file()
