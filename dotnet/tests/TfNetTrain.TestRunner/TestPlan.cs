@@ -50,7 +50,7 @@ namespace TfNetTrain.TestRunner
         public List<Fixture> SetUpFixtures = new List<Fixture>();
         public List<Fixture> Fixtures = new List<Fixture>();
 
-        public static TestPlan Discover(Assembly assembly, string where)
+        public static TestPlan Discover(Assembly assembly, string where, ISet<string> fixtures = null)
         {
             var plan = new TestPlan();
             foreach (Type type in assembly.GetTypes().Where(t => t.IsClass && !t.IsAbstract).OrderBy(t => t.FullName, StringComparer.Ordinal))
@@ -75,6 +75,7 @@ namespace TfNetTrain.TestRunner
                                                    .OrderBy(m => m.MetadataToken))
                     fixture.Cases.AddRange(CasesOf(type, method));
                 if (where != null) fixture.Cases.RemoveAll(c => c.FullName.IndexOf(where, StringComparison.Ordinal) < 0);
+                if (fixtures != null && !fixtures.Contains(type.FullName)) continue;
                 if (fixture.Cases.Count > 0) plan.Fixtures.Add(fixture);
             }
             return plan;
