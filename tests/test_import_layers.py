@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "tfnet_train"
 #: Layer of each top-level part of the package, lowest first; an import may stay in its layer or go lower.
 LAYERS = {
     "tolerances": 0, "semantics": 0, "files": 0, "archives": 0, "distribution": 0, "keras_internals": 0,
+    "extras": 0,
     "optimizers": 1, "callbacks": 1,
     "engine": 2,
     "bridge": 3, "conformance": 3,
