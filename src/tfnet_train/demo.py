@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from tfnet_train.extras import require
+
 DEMO_EXE = "TfNetTrain.Demo.exe"
 DOTNET_BIN_ENV = "TFNET_TRAIN_DOTNET_BIN"
 DEFAULT_EPOCHS = 20
@@ -36,10 +38,9 @@ def digits_split(test_fraction: float = 0.25, seed: int = 0) -> tuple[np.ndarray
         raise ValueError(f"test_fraction must be between 0 and 1 (exclusive), got {test_fraction!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
-
-    digits = load_digits()
+    datasets = require("sklearn.datasets", "The digits data (tfnet_train.demo, the face's keras.datasets.digits)")
+    train_test_split = require("sklearn.model_selection", "Splitting the digits data").train_test_split
+    digits = datasets.load_digits()
     x = (digits.data / 16.0).astype(np.float32)
     y = digits.target.astype(np.int32)
     x_train, x_test, y_train, y_test = train_test_split(
@@ -70,9 +71,9 @@ def write_training_curves(history: Mapping[str, Sequence[float]], report_dir: st
     Loss on the left, accuracy on the right, training and validation lines per epoch. The file is written whole or
     not at all.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+    Figure = require("matplotlib.figure", "Drawing the training curves").Figure
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg", "Drawing the training curves").FigureCanvasAgg
+    MaxNLocator = require("matplotlib.ticker", "Drawing the training curves").MaxNLocator
 
     from tfnet_train.files import atomic_path
 

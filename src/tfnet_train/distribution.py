@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import tensorflow as tf
@@ -27,3 +32,17 @@ def agreed_seed(strategy: tf.distribute.Strategy, seed: int) -> int:
         return strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(first_only), axis=None)
 
     return int(broadcast())
+
+
+@contextlib.contextmanager
+def written_by_chief(model: Any, target: Path) -> Iterator[Path]:
+    """``target`` on the chief; on other workers a throw-away path. Every worker runs the save (its variables may
+    need collective reads), only the chief's file lands, as TensorFlow's multi-worker guidance does."""
+    if is_chief(model):
+        yield target
+        return
+    folder = tempfile.mkdtemp(prefix="tfnet_train_worker_")
+    try:
+        yield Path(folder) / target.name
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -22,7 +22,7 @@ with atheris.instrument_imports(include=["tfnet_train"]):
     import tfnet_train.callbacks.backup_and_restore  # noqa: F401
     import tfnet_train.conformance.case  # noqa: F401
     import tfnet_train.conformance.trace_files  # noqa: F401
-    import tfnet_train.engine.model  # noqa: F401
+    import tfnet_train.engine.load  # noqa: F401
 
 import targets  # noqa: E402
 

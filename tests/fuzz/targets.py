@@ -4,7 +4,7 @@ reader's own typed error; anything else (another exception, a crash, a hang) is 
 - ``case``: a case JSON document and its .npz (``conformance.case.load``), the input being
   ``<4-byte little-endian JSON length><JSON bytes><npz bytes>``;
 - ``trace``: a trace file (``conformance.trace_files.read_step_npz``);
-- ``keras``: a .keras archive as the engine opens it (``engine.model._as_engine_file``: caps, config.json, the
+- ``keras``: a .keras archive as the engine opens it (``engine.load._as_engine_file``: caps, config.json, the
   streamed copy), then the archive Keras would read;
 - ``backup``: BackupAndRestore's metadata (``callbacks.backup_and_restore.parse_metadata``).
 """
@@ -58,7 +58,7 @@ def trace(data: bytes) -> None:
 
 
 def keras(data: bytes) -> None:
-    from tfnet_train.engine.model import _as_engine_file
+    from tfnet_train.engine.load import _as_engine_file
 
     path = _write("model.keras", data)
     try:

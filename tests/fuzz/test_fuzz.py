@@ -108,7 +108,7 @@ def test_a_deflate_bomb_in_a_keras_archive_is_refused_by_the_cap(monkeypatch: py
         archive.writestr("model.weights.h5", bytes(8 << 20))  # 8 MiB of zeros, a few KiB compressed
     monkeypatch.setattr(archives, "MAX_KERAS_BYTES", 1 << 20)
     with pytest.raises(ValueError, match=r"model\.weights\.h5.*past the limit of 1\.0 MiB"):
-        from tfnet_train.engine.model import _as_engine_file
+        from tfnet_train.engine.load import _as_engine_file
 
         path = targets._write("bomb.keras", buffer.getvalue())
         with _as_engine_file(path):

@@ -26,7 +26,7 @@ def save_model(model: Any, path: str, overwrite: bool = True) -> None:
 def load_model(path: str, compile: bool = True, safe_mode: bool = True) -> Model:
     """`tfnet_train.load_model`: an engine model (compiled when the file was) from a `.keras` file, a whole-model
     `.h5` file of Keras 3 or tf.keras 2, or a tf.keras SavedModel directory."""
-    from tfnet_train import load_model as load
+    from tfnet_train.engine import load_model as load
 
     return load(str(path), compile=bool(compile), safe_mode=bool(safe_mode))
 

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tfnet_train import keras_internals
 from tfnet_train.distribution import is_chief
-from tfnet_train.engine import keras_internals
 from tfnet_train.files import write_text
 
 _WEIGHTS_NAME = re.compile(r"backup-[0-9]{6,12}\.weights\.h5")

@@ -9,7 +9,8 @@ from typing import Any
 import keras
 
 from tfnet_train.callbacks import tensorboard
-from tfnet_train.engine.keras_internals import is_default, progbar_in_fit
+from tfnet_train.distribution import is_chief
+from tfnet_train.keras_internals import is_default, progbar_in_fit
 
 #: Batch-level hook names per mode. `on_batch_begin`/`on_batch_end` are the train-mode aliases.
 BATCH_HOOKS: dict[str, tuple[str, ...]] = {
@@ -70,8 +71,6 @@ def _make_checkpoint_folders(callbacks: list, model: Any) -> None:
     """Under a multi-replica strategy, the chief makes each ModelCheckpoint's folder before the first step: Keras
     makes it at the first save, from every worker at once, and the loser of that race fails with FileExistsError.
     The other workers reach their first save after the chief's first step, so they find it."""
-    from tfnet_train.distribution import is_chief
-
     if model is None or model.distribute_strategy.num_replicas_in_sync == 1 or not is_chief(model):
         return
     for callback in callbacks:

@@ -14,7 +14,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals
 
 
 def listens(callback: keras.callbacks.TensorBoard, mode: str) -> bool:

@@ -18,11 +18,10 @@ def engine_model(case: Case) -> Any:
     """A compiled engine model for the case (a ``tfnet_train.Sequential`` of the Dense form, or the engine's class
     built from ``model.keras_config``), holding the case's initial weights."""
     try:
-        import tfnet_train
-        from tfnet_train import optimizers
+        from tfnet_train import engine, optimizers
     except ImportError as err:  # pragma: no cover - depends on the installation
         raise ImplementationUnavailable(f"the tfnet_train engine cannot be imported: {err}") from err
-    if not hasattr(tfnet_train.Model, "train_step_traced"):
+    if not hasattr(engine.Model, "train_step_traced"):
         raise ImplementationUnavailable("tfnet_train.Model has no train_step_traced (engine too old)")
     if case.optimizer.as_string:
         optimizer: Any = case.optimizer.name  # compile resolves the string under the case's profile
@@ -32,7 +31,7 @@ def engine_model(case: Case) -> Any:
         model = build_keras_model(case.model, engine=True)
         set_case_weights(model, case.arrays.weights, case.name)
     else:
-        model = tfnet_train.Sequential(keras_layers(case))
+        model = engine.Sequential(keras_layers(case))
     model.compile(optimizer=optimizer, loss=keras_loss(case),
                   metrics=list(case.metrics), semantics=case.semantics)
     model.set_weights(case.arrays.weights)

@@ -27,9 +27,9 @@ def build_keras_model(spec: KerasModelSpec, engine: bool = False) -> Any:
     import keras
 
     if engine:
-        import tfnet_train
+        from tfnet_train import engine as tfnet_engine
 
-        classes = {"Sequential": tfnet_train.Sequential, "Functional": tfnet_train.Model}
+        classes = {"Sequential": tfnet_engine.Sequential, "Functional": tfnet_engine.Model}
     else:
         classes = {"Sequential": keras.Sequential, "Functional": keras.Model}
     model = classes[spec.class_name].from_config(dict(spec.config))

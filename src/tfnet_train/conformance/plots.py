@@ -2,7 +2,7 @@
 
 The drawing functions take plain data, so a report can be drawn from a ``SuiteResult`` or from report.json alone
 (``case_plots`` reads one case of that document). Figures are drawn with matplotlib's Agg canvas directly (no pyplot,
-no global backend change).
+no global backend change); matplotlib comes with the ``demo`` extra.
 """
 
 from __future__ import annotations
@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from tfnet_train.engine.trace import STAGES
+from tfnet_train.extras import require
 
 ERROR_FLOOR = 1e-12  # a zero error is drawn at this height on the log axis
 
@@ -33,21 +31,29 @@ def plot_name(name: Any) -> str:
     return name
 
 
-def _save(fig: Figure, path: Path) -> Path:
+def _figure(**kwargs: Any) -> Any:
+    return require("matplotlib.figure", "Drawing report plots").Figure(**kwargs)
+
+
+def _integer_ticks() -> Any:
+    return require("matplotlib.ticker", "Drawing report plots").MaxNLocator(integer=True)
+
+
+def _save(fig: Any, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    FigureCanvasAgg(fig)
+    require("matplotlib.backends.backend_agg", "Drawing report plots").FigureCanvasAgg(fig)
     fig.savefig(path, dpi=80)
     return path
 
 
 def loss_curve(name: str, losses: Mapping[str, Sequence[float]], path: Path) -> Path:
     """Training loss per step, one line per implementation (``losses``: implementation -> loss per step)."""
-    fig = Figure(figsize=(5, 3.2))
+    fig = _figure(figsize=(5, 3.2))
     ax = fig.add_subplot()
     markers = "osD^v<>"
     for i, (implementation, values) in enumerate(losses.items()):
         ax.plot(range(len(values)), values, marker=markers[i % len(markers)], label=implementation, alpha=0.8)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(_integer_ticks())
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
     ax.set_title(f"{name}: loss", fontsize=9)
@@ -62,7 +68,7 @@ def stage_errors(name: str, errors: Mapping[str, Mapping[str, float]], atol: flo
 
     ``errors``: pair label -> {stage: max |a - b|}; a stage the pair did not compare is left out.
     """
-    fig = Figure(figsize=(6, 3.2))
+    fig = _figure(figsize=(6, 3.2))
     ax = fig.add_subplot()
     width = 0.8 / max(len(errors), 1)
     positions = np.arange(len(STAGES))

@@ -123,7 +123,7 @@ def _loss_spec(model: Any) -> LossSpec:
 def _metrics(model: Any) -> tuple[str, ...]:
     import keras
 
-    from tfnet_train.engine.keras_internals import compile_options
+    from tfnet_train.keras_internals import compile_options
 
     given = (compile_options(model) or {}).get("metrics")
     names = []

@@ -9,18 +9,21 @@ DIR/index.html.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
 from tfnet_train.conformance.plots import case_plots, plot_name
 from tfnet_train.conformance.report import REPORT_SCHEMA, document_html, to_json
 from tfnet_train.conformance.runner import SuiteResult
+from tfnet_train.extras import available
 
 
 def write_document(doc: dict[str, Any], directory: str | Path) -> dict[str, Path]:
     """Draw the plots of ``doc`` under ``directory``, then write report.json (with ``plots`` filled) and index.html.
 
-    A case that failed to load (``steps`` null) gets no plots. Returns {"json": path, "html": path}.
+    A case that failed to load (``steps`` null) gets no plots, and no case does without matplotlib (a warning
+    names the extra that brings it). Returns {"json": path, "html": path}.
     """
     if not isinstance(doc, dict) or doc.get("schema") != REPORT_SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
@@ -29,7 +32,12 @@ def write_document(doc: dict[str, Any], directory: str | Path) -> dict[str, Path
         plot_name(case.get("name") if isinstance(case, dict) else case)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    cases = [{**case, "plots": None if case["steps"] is None else case_plots(case, out)} for case in doc["cases"]]
+    draw = available("matplotlib")
+    if not draw:
+        warnings.warn("the report is written without plots: matplotlib is missing (pip install "
+                      "'tfnet-train[demo]')", stacklevel=2)
+    cases = [{**case, "plots": None if case["steps"] is None or not draw else case_plots(case, out)}
+             for case in doc["cases"]]
     doc = {**doc, "cases": cases}
     json_path = out / "report.json"
     json_path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

@@ -28,6 +28,7 @@ from tfnet_train.conformance.case import (
     save,
     validate_arrays,
 )
+from tfnet_train.extras import require
 
 DEFAULT_SUITE = Path(__file__).resolve().parent / "suite" / "default"
 INPUT_DIM = 4
@@ -323,7 +324,7 @@ def build_keras_case(recipe: KerasRecipe) -> Case:
     import json
 
     import keras
-    from sklearn.datasets import load_digits
+    load_digits = require("sklearn.datasets", "Building the Keras suite's cases").load_digits
 
     rng = _rng(recipe.name)
     model = keras.Sequential(recipe.layers(), name=recipe.name)

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from tfnet_train.engine.load import load_model
+from tfnet_train.engine.model import Functional, Model, Sequential, Trainer
+from tfnet_train.engine.trace import STAGES, StepTrace
 
 __all__ = ["Functional", "Model", "STAGES", "Sequential", "StepTrace", "Trainer", "load_model"]
-
-_HOMES = {"Functional": "model", "Model": "model", "Sequential": "model", "Trainer": "model", "load_model": "model",
-          "STAGES": "trace", "StepTrace": "trace"}
-
-
-def __getattr__(name: str) -> Any:
-    # Loaded on first use, so modules the engine builds on (callbacks, optimizers) can import
-    # tfnet_train.engine.keras_internals without importing the models that import them.
-    if name in _HOMES:
-        return getattr(importlib.import_module(f"tfnet_train.engine.{_HOMES[name]}"), name)
-    raise AttributeError(f"module 'tfnet_train.engine' has no attribute {name!r}")

@@ -6,8 +6,7 @@ from typing import Any
 
 import keras
 
-from tfnet_train import optimizers
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals, optimizers
 from tfnet_train.engine.losses_container import tfnet_loss
 from tfnet_train.engine.metrics_container import tfnet_metrics
 from tfnet_train.semantics import get_profile

@@ -6,11 +6,12 @@ from typing import Any
 
 import tensorflow as tf
 
+from tfnet_train import keras_internals
 from tfnet_train.callbacks import CallbackList
-from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data import DataHandler
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
+from tfnet_train.engine.fit import capped_steps, check_verbose
 
 
 class EvaluateMixin:
@@ -32,8 +33,6 @@ class EvaluateMixin:
 
         Returns a dict when ``return_dict``; otherwise the loss alone, or [loss, metrics...] as Keras does.
         """
-        from tfnet_train.engine.fit import check_verbose
-
         self._assert_compile_called("evaluate")
         kwargs.pop("_use_cached_eval_dataset", None)
         if kwargs:
@@ -73,8 +72,6 @@ class EvaluateMixin:
     def _inference_loop(self, x: Any, y: Any, sample_weight: Any, batch_size: int | None, steps: int | None,
                         callbacks: Any, verbose: int | str) -> tuple[DataHandler, CallbackList]:
         """The data handler (unshuffled) and callback list of an evaluate or predict run."""
-        from tfnet_train.engine.fit import capped_steps
-
         handler = DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=capped_steps(steps),
                               shuffle=False, steps_per_execution=self.steps_per_execution, profile=self._engine.profile,
                               distribute_strategy=self.distribute_strategy)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from tfnet_train.distribution import written_by_chief
 from tfnet_train.files import atomic_path, fsync_directory
 from tfnet_train.tolerances import ATOL, RTOL
 
@@ -254,8 +255,6 @@ class ExportMixin:
             except ImportError:
                 raise ImportError('format="onnx" needs tf2onnx and onnxruntime: pip install "tfnet-train[onnx]"') \
                     from None
-        from tfnet_train.engine.save import _written_by_chief
-
         target = Path(filepath)
         if format == "tf_saved_model":  # before any work, on every worker (as save's overwrite check)
             check_saved_model_target(target, overwrite)
@@ -264,7 +263,7 @@ class ExportMixin:
         batch = sample_batch(self) if sample is None else sample
         expected = self.predict(batch, verbose=0)
         keras_export = super().export  # type: ignore[misc]
-        with _written_by_chief(self, target) as destination:
+        with written_by_chief(self, target) as destination:
             if format == "tf_saved_model":
                 with atomic_directory(destination, overwrite) as temporary:
                     keras_export(str(temporary), format=format, verbose=bool(verbose), input_signature=input_signature,

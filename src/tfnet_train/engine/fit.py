@@ -10,9 +10,9 @@ import numpy as np
 import tensorflow as tf
 from keras.utils import unpack_x_y_sample_weight
 
+from tfnet_train import keras_internals
 from tfnet_train.callbacks import CallbackList
 from tfnet_train.callbacks.tensorboard import graph_writers, write_train_graph
-from tfnet_train.engine import keras_internals
 from tfnet_train.engine.data import DataHandler, expand_1d, train_validation_split
 from tfnet_train.engine.data.errors import DATA_ERRORS
 from tfnet_train.engine.data.handler import check_class_weight_classes

@@ -21,8 +21,10 @@ from typing import Any
 import h5py
 import keras
 
-from tfnet_train.engine import h5_checks, keras_internals
+from tfnet_train import keras_internals
+from tfnet_train.engine import h5_checks
 from tfnet_train.engine.export import KERAS_MODEL_IN_SAVED_MODEL
+from tfnet_train.engine.model import Functional, Sequential
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 ZIP_SIGNATURE = b"PK\x03\x04"
@@ -82,27 +84,7 @@ def detect_format(filepath: Any) -> str:
                      f"expected {EXPECTED}")
 
 
-def load_other_format(filepath: Any, custom_objects: dict[str, Any] | None, compile: bool,
-                      safe_mode: bool) -> Any | None:
-    """The engine model in an ``.h5`` file or SavedModel directory; None for a ``.keras`` file (Keras's own loader
-    reads it)."""
-    kind = detect_format(filepath)
-    if kind == "keras":
-        return None
-    if kind == "h5":
-        return load_h5(filepath, custom_objects, compile, safe_mode)
-    if kind == "keras_in_saved_model":  # export(..., keras_model=True)'s folder: the .keras it carries, as any .keras
-        from tfnet_train.engine.model import load_model
-
-        return load_model(Path(filepath) / KERAS_MODEL_IN_SAVED_MODEL, custom_objects, compile, safe_mode)
-    from tfnet_train.engine.tf_keras_savedmodel import load_saved_model
-
-    return load_saved_model(filepath, custom_objects, compile, safe_mode)
-
-
 def _engine_objects(custom_objects: dict[str, Any] | None) -> dict[str, Any]:
-    from tfnet_train.engine.model import Functional, Sequential
-
     return {"Sequential": Sequential, "Functional": Functional, "Model": Functional, **(custom_objects or {})}
 
 

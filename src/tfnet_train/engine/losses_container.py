@@ -11,7 +11,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from tfnet_train.engine.keras_internals import LossFunctionWrapper
+from tfnet_train.keras_internals import LossFunctionWrapper
 
 # TF.NET's string compile knows two names (case-sensitive) and falls back to MSE for anything else.
 _TFNET_LOSSES: dict[str, type] = {"mse": keras.losses.MeanSquaredError, "mae": keras.losses.MeanAbsoluteError}

@@ -2,36 +2,28 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
-import shutil
-import tempfile
 import threading
-import zipfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import keras
 import numpy as np
 import tensorflow as tf
 
-from tfnet_train import archives
-from tfnet_train.engine import h5_checks, keras_internals
+from tfnet_train import keras_internals
 from tfnet_train.engine.compile import CompileMixin
 from tfnet_train.engine.evaluate import EvaluateMixin
 from tfnet_train.engine.export import ExportMixin
 from tfnet_train.engine.fit import FitMixin
-from tfnet_train.engine.keras_internals import (
+from tfnet_train.engine.on_batch import OnBatchMixin
+from tfnet_train.engine.predict import PredictMixin
+from tfnet_train.engine.save import SaveMixin
+from tfnet_train.engine.train import TrainMixin
+from tfnet_train.keras_internals import (
     KerasFunctional,
     KerasTrainer,
     TensorFlowTrainer,
     functional_init_arguments,
 )
-from tfnet_train.engine.on_batch import OnBatchMixin
-from tfnet_train.engine.predict import PredictMixin
-from tfnet_train.engine.save import SaveMixin
-from tfnet_train.engine.train import TrainMixin
 from tfnet_train.semantics import KERAS_PROFILE
 
 
@@ -191,8 +183,6 @@ class Trainer(TrainMixin, FitMixin, EvaluateMixin, PredictMixin, OnBatchMixin, C
         with "None values not supported"); a model that overrides train_step or compute_loss decides for itself."""
         if y is not None or keras_internals.compile_loss(self) is None:
             return
-        from tfnet_train.engine.train import TrainMixin
-
         if type(self).train_step is not TrainMixin.train_step or type(self).compute_loss is not TrainMixin.compute_loss:
             return
         leaves = list(x) if isinstance(x, list | tuple) else [x]
@@ -251,84 +241,6 @@ class Sequential(Model, keras.Sequential):
 
 
 keras.saving.register_keras_serializable(package="tfnet_train")(Model)
-
-
-def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None, compile: bool = True,
-               safe_mode: bool = True) -> Model:
-    """Keras's ``load_model`` returning engine models: an engine file as saved, and a file saved by plain Keras 3
-    with its Sequential / Functional / Model opened as the engine's (compiled when the file was); whole-model ``.h5``
-    files of Keras 3 and tf.keras 2 and tf.keras SavedModel directories as in :mod:`tfnet_train.engine.legacy`.
-
-    ``safe_mode=True`` (Keras's default) refuses to deserialize Python code such as a ``Lambda`` layer's; pass
-    ``safe_mode=False`` only for files you trust.
-    """
-    from tfnet_train.engine.export import refuse_interrupted_export
-    from tfnet_train.engine.legacy import load_other_format
-
-    refuse_interrupted_export(filepath)  # a missing export folder whose old copy an interrupted export left aside
-    model = load_other_format(filepath, custom_objects, compile, safe_mode)  # .h5 and SavedModel; None for .keras
-    if model is not None:
-        return model
-    with _as_engine_file(filepath) as path:
-        try:
-            return keras.saving.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
-        except ValueError as error:
-            if "safe_mode" not in str(error):
-                raise
-            raise ValueError(f"filepath {str(filepath)!r}: {error}") from None
-
-
-_ENGINE_CLASSES = {"Sequential", "Functional"}
-
-
-@contextlib.contextmanager
-def _as_engine_file(filepath: Any) -> Iterator[Any]:
-    """``filepath``, or for a ``.keras`` file whose model is Keras's own Sequential or Functional, a temporary copy
-    naming the engine's class instead (Keras resolves its built-in classes before any custom object).
-
-    Every ``.keras`` archive is checked first against caps from its declared sizes (``archives.MAX_KERAS_BYTES``
-    in all, ``MAX_KERAS_CONFIG_BYTES`` for config.json); the copy streams each member (never one whole in memory)
-    and is refused when the temporary folder has not the room.
-    """
-    path = Path(filepath)
-    if path.suffix != ".keras" or not zipfile.is_zipfile(path):
-        yield filepath
-        return
-    source = str(path)
-    with archives.open_zip(path) as archive:
-        members = archives.check_members(archive, source, archives.MAX_KERAS_BYTES, archives.MAX_NPZ_MEMBERS)
-        h5_checks.check_keras_archive(path)
-        try:
-            config = json.loads(archives.read_member(archive, "config.json", source, archives.MAX_KERAS_CONFIG_BYTES))
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-            raise ValueError(f"archive {source!r}: config.json is not JSON ({error})") from None
-        if not isinstance(config, dict):
-            raise ValueError(f"archive {source!r}: config.json must hold a JSON object, got {type(config).__name__}")
-        keras_model = str(config.get("module", "")).startswith("keras") and config.get("class_name") in _ENGINE_CLASSES
-        if not keras_model:
-            yield filepath
-            return
-        config["module"] = None
-        config["registered_name"] = f"tfnet_train>{config['class_name']}"
-        with tempfile.TemporaryDirectory() as folder:
-            needed = sum(item.file_size for item in members)
-            free = archives.free_bytes(folder)
-            if needed > free:
-                raise OSError(f"archive {source!r}: a copy needs {needed} bytes, {folder!r} has {free} free")
-            copy = Path(folder, path.name)
-            with zipfile.ZipFile(copy, "w") as out:
-                for item in members:
-                    if item.filename == "config.json":
-                        out.writestr(item, json.dumps(config).encode())
-                        continue
-                    try:
-                        large = item.file_size > zipfile.ZIP64_LIMIT
-                        with archive.open(item) as reader, out.open(item, "w", force_zip64=large) as writer:
-                            shutil.copyfileobj(reader, writer, 1 << 20)
-                    except archives.READ_ERRORS as error:
-                        raise ValueError(f"archive {source!r}: member {item.filename!r} cannot be read ({error})"
-                                         ) from None
-            yield copy
 
 
 def _check_not_ragged(value: Any, name: str) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals
 from tfnet_train.engine.data.handler import (
     check_class_weight,
     check_class_weight_classes,

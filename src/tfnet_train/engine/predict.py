@@ -7,10 +7,11 @@ from typing import Any
 import tensorflow as tf
 from keras import tree
 
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.tensor_like import unpack_x_y_sample_weight
-from tfnet_train.engine.keras_internals import convert_to_np_if_not_ragged, potentially_ragged_concat
+from tfnet_train.engine.fit import check_verbose
+from tfnet_train.keras_internals import convert_to_np_if_not_ragged, potentially_ragged_concat
 
 
 class PredictMixin:
@@ -25,8 +26,6 @@ class PredictMixin:
         callbacks: list | None = None,
     ) -> Any:
         """Model outputs for every sample as NumPy arrays (the structure of the model's outputs)."""
-        from tfnet_train.engine.fit import check_verbose
-
         if x is None:
             raise ValueError("x must be given: got None")
         check_verbose(verbose)

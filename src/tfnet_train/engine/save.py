@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -21,8 +20,9 @@ from typing import Any
 
 import h5py
 
-from tfnet_train.distribution import is_chief
+from tfnet_train.distribution import is_chief, written_by_chief
 from tfnet_train.engine import h5_checks
+from tfnet_train.engine.revived import revived_in
 from tfnet_train.files import atomic_path
 
 _COUNTER_FILE = "train_counter.json"
@@ -51,20 +51,6 @@ def _as_weights_h5(path: Path) -> Iterator[Path]:
         yield alias
 
 
-@contextlib.contextmanager
-def _written_by_chief(model: Any, target: Path) -> Iterator[Path]:
-    """``target`` on the chief; on other workers a throw-away path. Every worker runs the save (its variables may
-    need collective reads), only the chief's file lands, as TensorFlow's multi-worker guidance does."""
-    if is_chief(model):
-        yield target
-        return
-    folder = tempfile.mkdtemp(prefix="tfnet_train_worker_")
-    try:
-        yield Path(folder) / target.name
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def _check_h5_sizes(model: Any, path: Path) -> None:
     """ValueError, before anything is read, when the HDF5 weights at ``path`` (a file or a ``.keras`` archive's)
     declare more than the file stores or than ``model``'s variables could take (see :mod:`h5_checks`)."""
@@ -83,8 +69,6 @@ def _check_h5_sizes(model: Any, path: Path) -> None:
 def _refuse_revived_in_h5(model: Any, target: Path) -> None:
     """ValueError when ``model`` holds a layer revived from a SavedModel graph: an ``.h5`` file has no place for
     the graph, so the file could not be loaded back."""
-    from tfnet_train.engine.revived import revived_in
-
     revived = revived_in(model)
     if revived:
         raise ValueError(f"filepath {str(target)!r}: an .h5 file cannot carry layers {revived} (revived from a "
@@ -106,7 +90,7 @@ class SaveMixin:
             raise ValueError(f"filepath must end in .keras (or .h5 for Keras's legacy format), got {str(target)!r}")
         if target.suffix != ".keras":
             _refuse_revived_in_h5(self, target)
-        with _written_by_chief(self, target) as destination, atomic_path(destination) as temporary:
+        with written_by_chief(self, target) as destination, atomic_path(destination) as temporary:
             super().save(temporary, overwrite=True, zipped=zipped, **kwargs)
 
     def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True,
@@ -131,7 +115,7 @@ class SaveMixin:
         if is_chief(self) and not folder.is_dir():
             raise FileNotFoundError(f"filepath {str(target)!r}: the folder {str(folder)!r} is not an existing folder ("
                                     "save_weights creates none)")
-        with (_written_by_chief(self, target) as destination,
+        with (written_by_chief(self, target) as destination,
               atomic_path(destination, suffix=".weights.h5") as temporary):
             super().save_weights(str(temporary), overwrite=True)
 

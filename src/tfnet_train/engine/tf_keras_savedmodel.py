@@ -22,9 +22,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfnet_train import keras_internals
 from tfnet_train.archives import MAX_KERAS_CONFIG_BYTES
-from tfnet_train.engine import keras_internals, revived
+from tfnet_train.engine import revived
 from tfnet_train.engine.legacy import compile_from_training_config, load_h5
+from tfnet_train.engine.model import Functional
 
 #: The packages whose modules a config may name: tf.keras imports any module a config names for a class or function.
 KERAS_PACKAGES = ("keras", "tf_keras")
@@ -171,8 +173,6 @@ def _revived_model(legacy: Any, records: dict[str, dict[str, Any]], custom_objec
                    compile: bool, source: str) -> Any:
     """A subclassed tf.keras model whose class is not at hand: an engine Functional that takes the inputs its call
     was saved for and runs it as one RevivedLayer, compiled with its training configuration."""
-    from tfnet_train.engine.model import Functional
-
     layer = revived.RevivedLayer.of_revived(legacy)
     specs = {str(c.structured_input_signature[0][0]) for c in layer.saved_calls()}
     if len(specs) != 1:

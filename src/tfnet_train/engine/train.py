@@ -15,8 +15,8 @@ import optree
 import tensorflow as tf
 from keras import tree
 
-from tfnet_train import optimizers
-from tfnet_train.engine import keras_internals, replicas
+from tfnet_train import keras_internals, optimizers
+from tfnet_train.engine import replicas
 from tfnet_train.engine.data.adapter import expand_1d
 from tfnet_train.engine.data.handler import Block
 from tfnet_train.engine.data.tensor_like import structure_to_tensors, to_tensor, unpack_x_y_sample_weight

@@ -20,7 +20,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals
 from tfnet_train.optimizers import schedules
 from tfnet_train.optimizers.adam import Adam
 from tfnet_train.optimizers.adamw import AdamW

@@ -13,7 +13,7 @@ from typing import Any
 
 import keras
 
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals
 from tfnet_train.optimizers.adam import tfnet_adam_step, tfnet_amsgrad_message
 from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, _name_of, hyper, tf_variable
 

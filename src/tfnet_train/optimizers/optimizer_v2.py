@@ -27,8 +27,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfnet_train.engine import keras_internals
-from tfnet_train.engine.keras_internals import loss_scale_factor, preprocessed
+from tfnet_train import keras_internals
+from tfnet_train.keras_internals import loss_scale_factor, preprocessed
 from tfnet_train.semantics import KERAS_PROFILE, PROFILES, Profile, get_profile
 
 __all__ = ["OptimizerV2", "SEMANTICS", "handle", "hyper", "loss_scale_factor", "preprocessed", "read",

@@ -13,7 +13,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from tfnet_train.engine import keras_internals
+from tfnet_train import keras_internals
 from tfnet_train.optimizers.optimizer_v2 import OptimizerV2, hyper, tf_variable
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import tensorflow as tf
 from keras import tree
 
-from tfnet_train.engine.keras_internals import can_slice_array, convert_to_sliceable
+from tfnet_train.keras_internals import can_slice_array, convert_to_sliceable
 from tfnet_train.semantics import KERAS_PROFILE, Profile, get_profile
 
 

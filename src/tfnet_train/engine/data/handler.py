@@ -15,8 +15,9 @@ import numpy as np
 import tensorflow as tf
 from keras.utils import unpack_x_y_sample_weight
 
+from tfnet_train import keras_internals
 from tfnet_train.distribution import agreed_seed
-from tfnet_train.engine import keras_internals, replicas
+from tfnet_train.engine import replicas
 from tfnet_train.engine.data.stream import STREAM_BLOCK, BatchStream, StreamDataAdapter
 from tfnet_train.engine.data.tensor_like import ArrayBatches, Batch, TensorLikeDataAdapter, is_tensor_like
 from tfnet_train.semantics import KERAS_PROFILE, Profile

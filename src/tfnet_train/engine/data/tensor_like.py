@@ -16,7 +16,7 @@ import tensorflow as tf
 from keras import tree
 from keras.utils import unpack_x_y_sample_weight as _keras_unpack
 
-from tfnet_train.engine.keras_internals import ArrayDataAdapter, array_adapter_state, convert_to_sliceable
+from tfnet_train.keras_internals import ArrayDataAdapter, array_adapter_state, convert_to_sliceable
 
 Batch = tuple[Any, ...]
 
