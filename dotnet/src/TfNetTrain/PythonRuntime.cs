@@ -110,6 +110,9 @@ namespace TfNetTrain
             return _worker.Invoke(func);
         }
 
+        /// <summary>True when this thread runs Python calls inline (the worker, or C# code that Python called).</summary>
+        internal bool IsCallerOnPythonThread => PythonWorker.InPythonCall || (!IsAttached && _worker.IsCurrentThread);
+
         /// <summary>The cached tfnet_train.bridge functions; only on the Python thread.</summary>
         internal BridgeFacade Facade => _facade;
 
