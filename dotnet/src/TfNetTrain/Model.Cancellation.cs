@@ -33,7 +33,7 @@ namespace TfNetTrain
                 catch (TfNetTrainException e) when (e.PythonTypeFullName == CancelledType)
                 {
                     throw new OperationCanceledException(
-                        "The operation was cancelled at a batch end (" + e.PythonMessage + "); the steps that ran are kept.",
+                        "The operation was cancelled at a batch end (" + e.PythonMessage + ").",
                         e, token);
                 }
             }
