@@ -75,7 +75,12 @@ namespace TfNetTrain
                 if (PythonEngine.IsInitialized && !_interpreterLoaded)
                 {
                     runtime = new PythonRuntime(null, options, attached: true);
-                    using (Py.GIL()) runtime.LoadFacade();
+                    using (Py.GIL())
+                    {
+                        runtime.LoadFacade();
+                        OutputForwarder.Install(options.Output == null ? null : new OutputForwarder(options.Output, error: false),
+                                                options.ErrorOutput == null ? null : new OutputForwarder(options.ErrorOutput, error: true));
+                    }
                 }
                 else
                 {
@@ -109,6 +114,9 @@ namespace TfNetTrain
             }
             return _worker.Invoke(func);
         }
+
+        /// <summary>True when this thread runs Python calls inline (the worker, or C# code that Python called).</summary>
+        internal bool IsCallerOnPythonThread => PythonWorker.InPythonCall || (!IsAttached && _worker.IsCurrentThread);
 
         /// <summary>The cached tfnet_train.bridge functions; only on the Python thread.</summary>
         internal BridgeFacade Facade => _facade;
@@ -151,7 +159,11 @@ namespace TfNetTrain
                 if (IsAttached)
                 {
                     _disposed = true;
-                    using (Py.GIL()) ReleaseCachedObjects();
+                    using (Py.GIL())
+                    {
+                        OutputForwarder.Detach();
+                        ReleaseCachedObjects();
+                    }
                 }
                 else
                 {
@@ -197,6 +209,9 @@ namespace TfNetTrain
             try
             {
                 ConfigurePaths(restart);
+                // before the engine's import: TensorFlow's and Keras's loggers keep the sys.stderr they find
+                OutputForwarder.Install(new OutputForwarder(_options.Output, error: false),
+                                        new OutputForwarder(_options.ErrorOutput, error: true));
                 LoadFacade();
                 PythonEngine.AddShutdownHandler(FreezeGarbageCollector);
             }
@@ -265,6 +280,7 @@ namespace TfNetTrain
         {
             using (Py.GIL())
             {
+                OutputForwarder.Detach(); // nothing printed while Python shuts down calls into .NET
                 ReleaseCachedObjects();
                 FreezeGarbageCollectorHoldingGil();
             }

@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using System.IO;
 
 namespace TfNetTrain
 {
@@ -33,5 +34,18 @@ namespace TfNetTrain
 
         /// <summary>Extra directories put at the front of sys.path.</summary>
         public IList<string> ExtraPythonPaths { get; set; }
+
+        /// <summary>
+        /// Where Python's <c>sys.stdout</c> goes (print, Keras's progress bar, model summaries printed by Python);
+        /// null (the default) is <see cref="System.Console.Out"/> as it is at each write. <see cref="TextWriter.Null"/>
+        /// discards it. A writer that throws is dropped silently (never a failed call). The writer is called from the
+        /// thread that prints in Python (usually the runtime's worker, with the GIL released): keep it quick, and do
+        /// not call TfNetTrain from it. Output that native code writes to the process's file descriptors (TensorFlow's
+        /// C++ log) does not pass through it. When Python hosts .NET, the streams change only if this is set.
+        /// </summary>
+        public TextWriter Output { get; set; }
+
+        /// <summary>Where Python's <c>sys.stderr</c> goes (warnings, logging); null is <see cref="System.Console.Error"/>. As <see cref="Output"/>.</summary>
+        public TextWriter ErrorOutput { get; set; }
     }
 }

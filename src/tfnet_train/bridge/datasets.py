@@ -122,11 +122,13 @@ def from_host_stream(stream: HostStream) -> tf.data.Dataset:
 
 def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, initial_epoch: int = 0,
                 steps_per_epoch: int | None = None, validation_data: Any = None,
-                callbacks: Sequence[Any] | None = None) -> dict[str, Any]:
+                callbacks: Sequence[Any] | None = None, cancel: Any = None) -> dict[str, Any]:
     """`model.fit(dataset, ...)`; returns {"history": {name: [float per epoch]}, "epoch": [int]} as the bridge's fit.
 
-    `callbacks` are those of the array path (host callbacks for C# objects, Keras callbacks built from specs).
+    `callbacks` are those of the array path (host callbacks for C# objects, Keras callbacks built from specs);
+    ``cancel`` is the host's cancellation flag (see `cancellation`).
     """
+    from tfnet_train.bridge.cancellation import with_cancel
     from tfnet_train.bridge.models import _check_model
 
     model = _check_model(model)
@@ -139,7 +141,7 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
         x = dataset if source is None else BatchStream(source if stream is None else stream.read_ahead)
         history = model.fit(x, epochs=epochs, verbose=verbose, initial_epoch=initial_epoch, shuffle=False,
                             steps_per_epoch=steps_per_epoch, validation_data=validation_data,
-                            callbacks=None if callbacks is None else list(callbacks))
+                            callbacks=with_cancel(callbacks, cancel))
     finally:
         if stream is not None:
             stream.end_passes()
@@ -149,20 +151,20 @@ def fit_dataset(model: Any, dataset: Any, epochs: int = 1, verbose: int = 0, ini
     }
 
 
-def evaluate_dataset(model: Any, dataset: Any, steps: int | None = None) -> dict[str, float]:
+def evaluate_dataset(model: Any, dataset: Any, steps: int | None = None, cancel: Any = None) -> dict[str, float]:
     """`model.evaluate(dataset)`, silent, as a dict of logs; the dataset's elements must be (x, y[, sample_weight])."""
     from tfnet_train.bridge.models import evaluate
 
     check_element(dataset, (2, 3), "dataset")
-    return evaluate(model, dataset, steps=steps)
+    return evaluate(model, dataset, steps=steps, cancel=cancel)
 
 
-def predict_dataset(model: Any, dataset: Any, steps: int | None = None) -> list[tf.Tensor]:
+def predict_dataset(model: Any, dataset: Any, steps: int | None = None, cancel: Any = None) -> list[tf.Tensor]:
     """`model.predict(dataset)`, silent: one eager tensor per model output (a single output is a one-item list)."""
     from tfnet_train.bridge.models import predict_tensors
 
     check_element(dataset, (1, 2, 3), "dataset")
-    return predict_tensors(model, dataset, steps=steps)
+    return predict_tensors(model, dataset, steps=steps, cancel=cancel)
 
 
 def image_dataset_from_directory(directory: str, image_size: Sequence[int] | None = None,

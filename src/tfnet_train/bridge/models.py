@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfnet_train.bridge.arrays import exchange_array, exchange_dtype, exchange_list
+from tfnet_train.bridge.cancellation import with_cancel
 from tfnet_train.bridge.specs import build_layer, build_layers, build_loss, build_optimizer
 from tfnet_train.engine import Model, Sequential
 
@@ -124,11 +125,13 @@ def fit(
     steps_per_epoch: int | None = None,
     validation_freq: int = 1,
     class_weight: dict[int, float] | None = None,
+    cancel: Any = None,
 ) -> dict[str, Any]:
-    """`model.fit`; returns {"history": {name: [float per epoch]}, "epoch": [int]}."""
+    """`model.fit`; returns {"history": {name: [float per epoch]}, "epoch": [int]}. ``cancel``: the host's
+    cancellation flag (see `cancellation`), checked at each batch end."""
     history = _check_model(model).fit(
         x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
-        callbacks=None if callbacks is None else list(callbacks), validation_split=validation_split,
+        callbacks=with_cancel(callbacks, cancel), validation_split=validation_split,
         validation_data=None if validation_data is None else tuple(validation_data), shuffle=shuffle,
         class_weight=class_weight, sample_weight=sample_weight, initial_epoch=initial_epoch,
         steps_per_epoch=steps_per_epoch, validation_freq=validation_freq,
@@ -141,22 +144,28 @@ def fit(
 
 def evaluate(
     model: Any, x: Any, y: Any = None, batch_size: int | None = None, sample_weight: Any = None,
-    steps: int | None = None,
+    steps: int | None = None, cancel: Any = None,
 ) -> dict[str, float]:
-    """`model.evaluate(..., return_dict=True)`, silent."""
+    """`model.evaluate(..., return_dict=True)`, silent; ``cancel`` as for `fit`."""
     return _check_model(model).evaluate(
-        x, y, batch_size=batch_size, verbose=0, sample_weight=sample_weight, steps=steps, return_dict=True)
+        x, y, batch_size=batch_size, verbose=0, sample_weight=sample_weight, steps=steps, return_dict=True,
+        callbacks=with_cancel(None, cancel))
 
 
-def predict(model: Any, x: Any, batch_size: int | None = None, steps: int | None = None) -> list[np.ndarray]:
-    """`model.predict`, silent; always a list of exchange arrays (one per model output)."""
-    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0, steps=steps)
+def predict(model: Any, x: Any, batch_size: int | None = None, steps: int | None = None, cancel: Any = None
+            ) -> list[np.ndarray]:
+    """`model.predict`, silent; always a list of exchange arrays (one per model output); ``cancel`` as for `fit`."""
+    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0, steps=steps,
+                                      callbacks=with_cancel(None, cancel))
     return exchange_list(out if isinstance(out, list | tuple) else [out])
 
 
-def predict_tensors(model: Any, x: Any, batch_size: int | None = None, steps: int | None = None) -> list[tf.Tensor]:
-    """`model.predict`, silent, as eager tensors (one per model output) that stay in Python until read."""
-    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0, steps=steps)
+def predict_tensors(model: Any, x: Any, batch_size: int | None = None, steps: int | None = None,
+                    cancel: Any = None) -> list[tf.Tensor]:
+    """`model.predict`, silent, as eager tensors (one per model output) that stay in Python until read; ``cancel``
+    as for `fit`."""
+    out = _check_model(model).predict(x, batch_size=batch_size, verbose=0, steps=steps,
+                                      callbacks=with_cancel(None, cancel))
     return [tf.convert_to_tensor(o) for o in (out if isinstance(out, list | tuple) else [out])]
 
 

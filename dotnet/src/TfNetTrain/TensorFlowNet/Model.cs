@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using Python.Runtime;
 
 namespace TfNetTrain.TensorFlowNet
@@ -35,24 +36,24 @@ namespace TfNetTrain.TensorFlowNet
         History fit(NDArray x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
                     float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
                     Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0,
-                    int max_queue_size = 10, int workers = 1, bool use_multiprocessing = false);
+                    int max_queue_size = 10, int workers = 1, bool use_multiprocessing = false, CancellationToken cancellationToken = default(CancellationToken));
 
         /// <summary>Trains a model of several inputs, one array per input.</summary>
         History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
                     float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
-                    int initial_epoch = 0);
+                    int initial_epoch = 0, CancellationToken cancellationToken = default(CancellationToken));
 
         /// <summary>Loss and metrics over arrays.</summary>
-        Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+        Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null, CancellationToken cancellationToken = default(CancellationToken));
 
         /// <summary>Loss and metrics of a model of several inputs.</summary>
-        Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null);
+        Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null, CancellationToken cancellationToken = default(CancellationToken));
 
         /// <summary>The outputs of a model of several inputs.</summary>
-        Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0);
+        Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0, CancellationToken cancellationToken = default(CancellationToken));
 
         /// <summary>The outputs for every sample.</summary>
-        Tensors predict(NDArray x, int batch_size = -1, int verbose = 0);
+        Tensors predict(NDArray x, int batch_size = -1, int verbose = 0, CancellationToken cancellationToken = default(CancellationToken));
 
         /// <summary>Prints and returns the Keras summary.</summary>
         string summary();
@@ -316,18 +317,23 @@ namespace TfNetTrain.TensorFlowNet
             EngineModel.Compile(optimizer, loss, MetricNames(metrics), FaceOptions.Resolve(semantics));
         }
 
-        /// <summary>Trains on arrays; batch_size -1 is Keras's default (32).</summary>
+        /// <summary>
+        /// Trains on arrays; batch_size -1 is Keras's default (32). <paramref name="cancellationToken"/> stops it at
+        /// the next batch end with <see cref="OperationCanceledException"/>, keeping the steps that ran (see
+        /// <see cref="TfNetTrain.Model.Fit(TfNetTrain.NDArray, TfNetTrain.NDArray, int?, int, int, IList{TfNetTrain.ICallback}, float, bool, TfNetTrain.NDArray, int, int?, TfNetTrain.NDArray, TfNetTrain.NDArray, int, IDictionary{int, float}, CancellationToken)"/>).
+        /// </summary>
         /// <remarks><paramref name="max_queue_size"/>, <paramref name="workers"/> and <paramref name="use_multiprocessing"/>
         /// feed generators in Keras 2 and TF.NET; arrays are sliced in one process there, and here (they are checked, then unused).</remarks>
         public History fit(NDArray x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
                            float validation_split = 0f, (NDArray, NDArray)? validation_data = null, bool shuffle = true,
                            Dictionary<int, float> class_weight = null, NDArray sample_weight = null, int initial_epoch = 0,
-                           int max_queue_size = 10, int workers = 1, bool use_multiprocessing = false)
+                           int max_queue_size = 10, int workers = 1, bool use_multiprocessing = false, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (max_queue_size < 1) throw new TfNetTrainArgumentException(nameof(max_queue_size), $"fit: max_queue_size must be at least 1, got {max_queue_size}");
             if (workers < 0) throw new TfNetTrainArgumentException(nameof(workers), $"fit: workers must be 0 or more, got {workers}");
             return EngineModel.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
-                             sample_weight, initial_epoch, null, validation_data?.Item1, validation_data?.Item2, 1, class_weight);
+                             sample_weight, initial_epoch, null, validation_data?.Item1, validation_data?.Item2, 1, class_weight,
+                             cancellationToken);
         }
 
         /// <summary>
@@ -337,78 +343,83 @@ namespace TfNetTrain.TensorFlowNet
         /// already, so <paramref name="batch_size"/> must stay -1.
         /// </summary>
         public History fit(IDatasetV2 dataset, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
-                           IDatasetV2 validation_data = null, int initial_epoch = 0, int steps_per_epoch = -1)
+                           IDatasetV2 validation_data = null, int initial_epoch = 0, int steps_per_epoch = -1, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (batch_size != -1)
                 throw new TfNetTrainArgumentException(nameof(batch_size), $"a dataset is batched already (dataset.batch(n)): leave batch_size at -1; got {batch_size}");
             return EngineModel.Fit(dataset, epochs, verbose, callbacks, validation_data, initial_epoch,
-                                   steps_per_epoch > 0 ? (int?)steps_per_epoch : null);
+                                   steps_per_epoch > 0 ? (int?)steps_per_epoch : null, cancellationToken);
         }
 
-        /// <summary>Loss and metrics over arrays, without training.</summary>
-        public Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
+        /// <summary>Loss and metrics over arrays, without training; <paramref name="cancellationToken"/> is checked at each batch end.</summary>
+        public Dictionary<string, float> evaluate(NDArray x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight,
+                                                                      null, cancellationToken));
         }
 
         /// <summary>Trains a model of several inputs on one array per input.</summary>
         public History fit(NDArray[] x, NDArray y, int batch_size = -1, int epochs = 1, int verbose = 1, List<ICallback> callbacks = null,
                            float validation_split = 0f, bool shuffle = true, Dictionary<int, float> class_weight = null, NDArray sample_weight = null,
-                           int initial_epoch = 0)
+                           int initial_epoch = 0, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (x == null) throw new ArgumentNullException(nameof(x));
             return EngineModel.Fit(x, y, batch_size > 0 ? (int?)batch_size : null, epochs, verbose, callbacks, validation_split, shuffle,
-                                   sample_weight, initial_epoch, null, (IList<NDArray>)null, null, 1, class_weight);
+                                   sample_weight, initial_epoch, null, (IList<NDArray>)null, null, 1, class_weight, cancellationToken);
         }
 
         /// <summary>Loss and metrics of a model of several inputs, one array per input.</summary>
-        public Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null)
+        public Dictionary<string, float> evaluate(NDArray[] x, NDArray y, int batch_size = -1, int verbose = 1, NDArray sample_weight = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (x == null) throw new ArgumentNullException(nameof(x));
-            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight));
+            return new Dictionary<string, float>(EngineModel.Evaluate(x, y, batch_size > 0 ? (int?)batch_size : null, sample_weight,
+                                                                      null, cancellationToken));
         }
 
         /// <summary>The outputs for tensors (TF.NET's <c>predict(Tensors)</c>: one tensor per model input).</summary>
-        public Tensors predict(Tensors x, int batch_size = -1, int verbose = 0)
+        public Tensors predict(Tensors x, int batch_size = -1, int verbose = 0, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (x == null) throw new ArgumentNullException(nameof(x));
-            return PredictInPython(x.Select(t => t.numpy()).ToArray(), batch_size);
+            return PredictInPython(x.Select(t => t.numpy()).ToArray(), batch_size, cancellationToken);
         }
 
         /// <summary>The outputs of a model of several inputs, one array per input.</summary>
-        public Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0)
+        public Tensors predict(NDArray[] x, int batch_size = -1, int verbose = 0, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (x == null) throw new ArgumentNullException(nameof(x));
-            return PredictInPython(x, batch_size);
+            return PredictInPython(x, batch_size, cancellationToken);
         }
 
         /// <summary>Loss and metrics over a dataset of (x, y) batches.</summary>
-        public Dictionary<string, float> evaluate(IDatasetV2 dataset, int verbose = 1)
+        public Dictionary<string, float> evaluate(IDatasetV2 dataset, int verbose = 1, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return new Dictionary<string, float>(EngineModel.Evaluate(dataset));
+            return new Dictionary<string, float>(EngineModel.Evaluate(dataset, null, cancellationToken));
         }
 
         /// <summary>
         /// The model's outputs for every sample, one tensor per model output (TF.NET's <c>Tensors</c>); a
-        /// single-output model's result converts to <see cref="Tensor"/> implicitly.
+        /// single-output model's result converts to <see cref="Tensor"/> implicitly. <paramref name="cancellationToken"/>
+        /// is checked at each batch end (<see cref="OperationCanceledException"/> once cancelled).
         /// </summary>
-        public Tensors predict(NDArray x, int batch_size = -1, int verbose = 0)
+        public Tensors predict(NDArray x, int batch_size = -1, int verbose = 0, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return PredictInPython(new[] { x }, batch_size);
+            return PredictInPython(new[] { x }, batch_size, cancellationToken);
         }
 
         /// <summary>The model's outputs for every element of a dataset (x, (x, y) or (x, y, sample_weight) batches), one tensor per output.</summary>
-        public Tensors predict(IDatasetV2 dataset, int verbose = 0, int steps = -1)
+        public Tensors predict(IDatasetV2 dataset, int verbose = 0, int steps = -1, CancellationToken cancellationToken = default(CancellationToken))
         {
             TfNetTrain.Model model = EngineModel;
-            return model.PredictInPython(dataset, steps > 0 ? (int?)steps : null, o => new Tensors(Tensor.WrapList(model.Runtime, o)));
+            return model.PredictInPython(dataset, steps > 0 ? (int?)steps : null, o => new Tensors(Tensor.WrapList(model.Runtime, o)),
+                                         cancellationToken);
         }
 
         /// <summary>The outputs for arrays, kept in Python as the face's tensors (no copy into C# and back).</summary>
-        private Tensors PredictInPython(NDArray[] x, int batch_size)
+        private Tensors PredictInPython(NDArray[] x, int batch_size, CancellationToken cancellationToken)
         {
             TfNetTrain.Model model = EngineModel;
-            return model.PredictInPython(x, batch_size > 0 ? (int?)batch_size : null, o => new Tensors(Tensor.WrapList(model.Runtime, o)));
+            return model.PredictInPython(x, batch_size > 0 ? (int?)batch_size : null, o => new Tensors(Tensor.WrapList(model.Runtime, o)),
+                                         cancellationToken);
         }
 
         /// <summary>Prints the Keras summary (also returned).</summary>
