@@ -17,20 +17,22 @@ MONO_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3", "MONO_THREADS_SUSPEND": "preemptive"}
 
 _NAMESPACE = re.compile(r"^\s*namespace\s+([\w.]+)", re.MULTILINE)
 _FIXTURE = re.compile(r"\[TestFixture[^\]]*\]\s*(?:\[[^\]]*\]\s*)*public\s+(?:sealed\s+)?class\s+(\w+)")
-_TEST = re.compile(r"\[(?:Test|TestCase|TestCaseSource)\b[^\]]*\]\s*(?:\[[^\]]*\]\s*)*"
-                   r"public\s+(?:async\s+)?(?:static\s+)?[\w<>\[\]]+\s+(\w+)\s*\(")
+_METHOD = r"\]\s*(?:\[[^\]]*\]\s*)*public\s+(?:async\s+)?(?:static\s+)?[\w<>\[\]]+\s+(\w+)\s*\("
+_TEST = re.compile(r"\[(?:Test|TestCase)\b(?!Source)[^\]]*" + _METHOD)
+_SOURCED = re.compile(r"\[TestCaseSource\b[^\]]*" + _METHOD)
 
 
 @dataclass(frozen=True)
 class Fixture:
     suite: str
     name: str  # full name, Namespace.Class
-    tests: frozenset[str]  # method names declared in the fixture's source
+    tests: frozenset[str]  # [Test] / [TestCase] methods: each must run under its own name
+    sourced: frozenset[str]  # [TestCaseSource] methods: their cases may be renamed (SetName), so only counted
 
 
 def fixtures(suite: str) -> list[Fixture]:
     """The ``[TestFixture]`` classes of ``dotnet/tests/<suite>`` with the test methods each declares."""
-    found: dict[str, set[str]] = {}
+    found: dict[str, tuple[set[str], set[str]]] = {}
     for source in sorted((ROOT / "dotnet" / "tests" / suite).glob("*.cs")):
         text = source.read_text(encoding="utf-8")
         starts = list(_FIXTURE.finditer(text))
@@ -38,8 +40,10 @@ def fixtures(suite: str) -> list[Fixture]:
             namespaces = _NAMESPACE.findall(text, 0, match.start())
             name = f"{namespaces[-1]}.{match.group(1)}" if namespaces else match.group(1)
             body = text[match.end(): starts[i + 1].start() if i + 1 < len(starts) else len(text)]
-            found.setdefault(name, set()).update(_TEST.findall(body))
-    return [Fixture(suite, name, frozenset(tests)) for name, tests in sorted(found.items())]
+            tests, sourced = found.setdefault(name, (set(), set()))
+            tests.update(_TEST.findall(body))
+            sourced.update(_SOURCED.findall(body))
+    return [Fixture(suite, name, frozenset(t), frozenset(s)) for name, (t, s) in sorted(found.items())]
 
 
 def assembly(runtime: str, suite: str) -> Path:
