@@ -2,9 +2,9 @@
 
     python tests/fuzz/fuzz.py TARGET [CORPUS_DIR ...] [-runs=N] [-max_total_time=S] [-rss_limit_mb=MB]
 
-TARGET is case, trace, keras, backup, or every (all four, the first byte choosing). A finding (an exception other
-than the reader's typed error, a crash, a timeout, memory over -rss_limit_mb) stops the run and writes the input to
-crash-*/timeout-*/oom-* in the current folder. docs/security.md gives the long runs' commands.
+TARGET is case, trace, keras, backup, weights, keras_h5, or every (all of them, the first byte choosing). A finding
+(an exception other than the reader's typed error, a crash, a timeout, memory over -rss_limit_mb) stops the run and
+writes the input to crash-*/timeout-*/oom-* in the current folder. docs/security.md gives the long runs' commands.
 """
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ with atheris.instrument_imports(include=["tfnet_train"]):
     import tfnet_train.callbacks.backup_and_restore  # noqa: F401
     import tfnet_train.conformance.case  # noqa: F401
     import tfnet_train.conformance.trace_files  # noqa: F401
+    import tfnet_train.engine.h5_checks  # noqa: F401
+    import tfnet_train.engine.legacy  # noqa: F401
     import tfnet_train.engine.load  # noqa: F401
+    import tfnet_train.engine.save  # noqa: F401
 
 import targets  # noqa: E402
 

@@ -6,7 +6,10 @@ reader's own typed error; anything else (another exception, a crash, a hang) is 
 - ``trace``: a trace file (``conformance.trace_files.read_step_npz``);
 - ``keras``: a .keras archive as the engine opens it (``engine.load._as_engine_file``: caps, config.json, the
   streamed copy), then the archive Keras would read;
-- ``backup``: BackupAndRestore's metadata (``callbacks.backup_and_restore.parse_metadata``).
+- ``backup``: BackupAndRestore's metadata (``callbacks.backup_and_restore.parse_metadata``);
+- ``weights``: an HDF5 weights file (``Model.load_weights`` into a small compiled model: the size checks of
+  ``engine.h5_checks``, then Keras's reader), which must leave every variable as it was when it is refused;
+- ``keras_h5``: a whole-model ``.h5`` file (``load_model``, ``safe_mode`` on).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +85,64 @@ def backup(data: bytes) -> None:
         pass
 
 
-TARGETS: dict[str, Callable[[bytes], None]] = {"case": case, "trace": trace, "keras": keras, "backup": backup}
+_MODEL: list[Any] = []
+
+
+def _model() -> Any:
+    """The model ``weights`` loads into, built once per process: Dense(3) and Dense(2) on 4 inputs, compiled with
+    Adam and its slots built (as ``load_weights`` builds them), fixed weights, fixed names."""
+    if not _MODEL:
+        import keras
+
+        import tfnet_train
+        from tfnet_train import optimizers
+
+        model = tfnet_train.Sequential([keras.Input((4,), name="input"), keras.layers.Dense(3, name="dense"),
+                                        keras.layers.Dense(2, name="dense_1")], name="fuzz")
+        model.compile(optimizers.Adam(0.01, name="adam"), "mse")
+        model.optimizer.build(model.trainable_variables)
+        model.set_weights([np.linspace(-1, 1, np.prod(w.shape), dtype="float32").reshape(w.shape)
+                           for w in model.get_weights()])
+        _MODEL.append(model)
+    return _MODEL[0]
+
+
+def _values(model: Any) -> list[np.ndarray]:
+    return [np.array(v.numpy(), copy=True) for v in [*model.weights, *model.optimizer.variables]]
+
+
+def weights(data: bytes) -> None:
+    """Refused: ValueError (the size checks, Keras's own checks and mismatches, a damaged file) and OSError (h5py's
+    error for a file it cannot open). KeyError is not: Keras gathers a missing variable's KeyError into its
+    ValueError, and ``load_weights`` names the file in a ValueError for h5py's KeyError (an object libhdf5 cannot
+    open) and Keras's (a missing group). A refused load that changed a weight or optimizer variable is a finding
+    (AssertionError); a load that succeeds is undone so that every input starts from the same model."""
+    model = _model()
+    path = _write("fuzz.weights.h5", data)
+    before = _values(model)
+    try:
+        model.load_weights(path)
+    except (ValueError, OSError):
+        after = _values(model)
+        if not all(np.array_equal(a, b, equal_nan=True) and a.dtype == b.dtype for a, b in zip(before, after)):
+            raise AssertionError("a refused load_weights changed the model's variables") from None
+        return
+    for variable, value in zip([*model.weights, *model.optimizer.variables], before):
+        variable.assign(value)
+
+
+def keras_h5(data: bytes) -> None:
+    """Refused: ValueError and OSError, as for ``weights`` (a model_config Keras cannot build is a ValueError too)."""
+    from tfnet_train import load_model
+
+    try:
+        load_model(_write("fuzz.h5", data))
+    except (ValueError, OSError):
+        pass
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {"case": case, "trace": trace, "keras": keras, "backup": backup,
+                                               "weights": weights, "keras_h5": keras_h5}
 
 
 def every(data: bytes) -> None:
@@ -100,9 +161,20 @@ def _npz(**arrays: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
+def _saved(save: Callable[[Path], None], name: str) -> bytes:
+    path = _FOLDER / name
+    save(path)
+    try:
+        return path.read_bytes()
+    finally:
+        path.unlink()
+
+
 def seeds() -> dict[str, list[bytes]]:
     """Valid inputs per target, small: a suite case, a two-step trace, a saved Keras model's archive layout, the
-    metadata BackupAndRestore writes."""
+    metadata BackupAndRestore writes, the ``weights`` model's ``save_weights`` and ``save("x.h5")`` files (about
+    20 KiB each, nearly all HDF5's own group structure, which a smaller model would not shrink: fuzz them with
+    ``-max_len=32768``)."""
     suite = ROOT / "src" / "tfnet_train" / "conformance" / "suite" / "default"
     json_path = min(suite.glob("*.json"), key=lambda p: p.with_suffix(".npz").stat().st_size)
     document = json_path.read_bytes().replace(json_path.stem.encode(), b"fuzzcase")
@@ -118,7 +190,9 @@ def seeds() -> dict[str, list[bytes]]:
                              compress_type=zipfile.ZIP_DEFLATED)
     backup_seed = (b'{"epoch": 1, "batch": -1, "steps_done": 0, "generation": 2, '
                    b'"weights": "backup-000002.weights.h5"}')
-    return {"case": [case_seed], "trace": [trace_seed], "keras": [keras_buffer.getvalue()], "backup": [backup_seed]}
+    model = _model()
+    return {"case": [case_seed], "trace": [trace_seed], "keras": [keras_buffer.getvalue()], "backup": [backup_seed],
+            "weights": [_saved(model.save_weights, "seed.weights.h5")], "keras_h5": [_saved(model.save, "seed.h5")]}
 
 
 def write_corpus(folder: Path = CORPUS) -> None:

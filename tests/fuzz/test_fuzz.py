@@ -130,7 +130,7 @@ def test_a_bounded_coverage_guided_run_finds_nothing(tmp_path: Path) -> None:
     path = os.pathsep.join([str(HERE.parents[1] / "src"), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path, "TF_CPP_MIN_LOG_LEVEL": "3"}
     run = subprocess.run([sys.executable, str(HERE / "fuzz.py"), "every", str(corpus), f"-runs={runs}",
-                          "-max_len=8192", "-rss_limit_mb=4096", "-timeout=20"],
+                          "-max_len=32768", "-rss_limit_mb=4096", "-timeout=20"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-4000:]
     assert f"Done {runs} runs" in run.stderr

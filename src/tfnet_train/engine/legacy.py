@@ -64,7 +64,7 @@ def detect_format(filepath: Any) -> str:
         return "keras"
     if head == HDF5_SIGNATURE:
         try:
-            with h5py.File(path, "r") as f:
+            with h5_checks.h5_errors_named(f"filepath {str(path)!r}"), h5py.File(path, "r") as f:
                 whole_model = "model_config" in f.attrs
                 weights_only = not whole_model and (
                     "layer_names" in f.attrs or "vars" in f or "layers" in f or "_layer_checkpoint_dependencies" in f
@@ -101,7 +101,7 @@ def load_h5(filepath: Any, custom_objects: dict[str, Any] | None = None, compile
         raise ValueError(f"filepath {source or path!r}: {error}") from None
     if not compile:
         return model
-    with h5py.File(path, "r") as f:
+    with h5_checks.h5_errors_named(f"filepath {source or path!r}"), h5py.File(path, "r") as f:
         training_config = f.attrs.get("training_config")
         keras_version = f.attrs.get("keras_version", "")
     if training_config is None:
@@ -159,17 +159,23 @@ def _single_io(config: dict[str, Any]) -> None:
 def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: bool) -> Any:
     """Keras 3's legacy ``.h5`` reader with the engine's classes and single inputs and outputs unwrapped."""
     legacy = keras_internals.legacy_saving()
-    with h5py.File(path, "r") as f:
+    with h5_checks.h5_errors_named(f"filepath {path!r}"), h5py.File(path, "r") as f:
+        with open(path, "rb") as stream:
+            h5_checks.check_global_heaps(stream, f.id.get_create_plist().get_sizes()[1], f"filepath {path!r}")
         h5_checks.check_stored_sizes(f, f"filepath {path!r}")
         raw = f.attrs["model_config"]
-        config = legacy.json_utils.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
         keras_version = f.attrs.get("keras_version", "")
-        if isinstance(keras_version, bytes):
-            keras_version = keras_version.decode("utf-8")
-        if not str(keras_version).startswith("3"):
-            _single_io(config)
         with legacy.saving_options.keras_option_scope(use_legacy_config=True), legacy.SafeModeScope(safe_mode):
-            model = legacy.saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
+            try:  # a config Keras cannot build a model from (a missing key, a wrong type): the file's fault
+                config = legacy.json_utils.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+                if isinstance(keras_version, bytes):
+                    keras_version = keras_version.decode("utf-8")
+                if not str(keras_version).startswith("3"):
+                    _single_io(config)
+                model = legacy.saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
+            except (KeyError, TypeError, AttributeError, IndexError) as error:
+                raise ValueError(f"filepath {path!r}: its model_config does not describe a model Keras can build "
+                                 f"({type(error).__name__}: {error})") from error
             h5_checks.check_fits_variables(f["model_weights"], model.variables, f"filepath {path!r}")
             legacy.legacy_h5_format.load_weights_from_hdf5_group(f["model_weights"], model)
     return model

@@ -131,12 +131,13 @@ class SaveMixin:
         _check_h5_sizes(self, path)
         snapshot = self._variables_snapshot()
         try:
-            if (path.suffix != ".keras" and not path.name.endswith(".weights.h5") and path.is_file()
-                    and _is_weights_h5(path)):  # .h5 or any other name holding Keras's weights layout
-                with _as_weights_h5(path) as alias:
-                    super().load_weights(str(alias), skip_mismatch=skip_mismatch, **kwargs)
-            else:
-                super().load_weights(str(path), skip_mismatch=skip_mismatch, **kwargs)
+            with h5_checks.h5_errors_named(f"filepath {str(path)!r}"):  # a damaged file: ValueError naming it
+                if (path.suffix != ".keras" and not path.name.endswith(".weights.h5") and path.is_file()
+                        and _is_weights_h5(path)):  # .h5 or any other name holding Keras's weights layout
+                    with _as_weights_h5(path) as alias:
+                        super().load_weights(str(alias), skip_mismatch=skip_mismatch, **kwargs)
+                else:
+                    super().load_weights(str(path), skip_mismatch=skip_mismatch, **kwargs)
         except BaseException:
             self._restore_variables(snapshot)
             raise
