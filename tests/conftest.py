@@ -42,6 +42,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "test_example_finetune.py": ("clr", "process"),
     "test_examples.py": ("process", "clr"),
     "test_h5_sizes.py::test_a_fresh_process_refuses_it_without_allocating_what_it_declares": ("process",),
+    "test_h5_sizes.py::test_files_libhdf5_would_loop_on_are_refused_in_a_fresh_process": ("process",),
     "test_launch.py": ("cluster", "process"),
     "test_launch_hardening.py": ("process",),
     "test_package.py": ("package", "process"),

@@ -132,13 +132,18 @@ def weights(data: bytes) -> None:
 
 
 def keras_h5(data: bytes) -> None:
-    """Refused: ValueError and OSError, as for ``weights`` (a model_config Keras cannot build is a ValueError too)."""
+    """Refused: ValueError and OSError, as for ``weights`` (a model_config Keras cannot build is a ValueError too),
+    and Keras's own TypeError for a class it cannot locate (what a file naming a class the caller did not pass
+    gets, as with Keras's load_model)."""
     from tfnet_train import load_model
 
     try:
         load_model(_write("fuzz.h5", data))
     except (ValueError, OSError):
         pass
+    except TypeError as error:
+        if not str(error).startswith("Could not locate"):
+            raise
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {"case": case, "trace": trace, "keras": keras, "backup": backup,

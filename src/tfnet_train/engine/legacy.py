@@ -174,6 +174,8 @@ def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: 
                     _single_io(config)
                 model = legacy.saving_utils.model_from_config(config, custom_objects=_engine_objects(custom_objects))
             except (KeyError, TypeError, AttributeError, IndexError) as error:
+                if isinstance(error, TypeError) and str(error).startswith("Could not locate"):
+                    raise  # a class the caller did not pass (custom_objects), Keras's own TypeError
                 raise ValueError(f"filepath {path!r}: its model_config does not describe a model Keras can build "
                                  f"({type(error).__name__}: {error})") from error
             h5_checks.check_fits_variables(f["model_weights"], model.variables, f"filepath {path!r}")
