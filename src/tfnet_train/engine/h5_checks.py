@@ -229,6 +229,15 @@ def _numpy_dtype(variable: Any) -> Any:
         return np.dtype("float32")
 
 
+def check_open_file(f: h5py.File, stream: IO[bytes], source: str, variables: Iterable[Any] | None = None) -> None:
+    """Every check on the open HDF5 file ``f`` whose bytes ``stream`` reads: the global heaps, the stored sizes, and
+    the sizes against ``variables`` when they are given."""
+    check_global_heaps(stream, _size_of_lengths(f, source), source)
+    check_stored_sizes(f, source)
+    if variables is not None:
+        check_fits_variables(f, variables, source)
+
+
 def check_h5_file(path: str | Path, variables: Iterable[Any] | None = None) -> None:
     """Both checks on the HDF5 file at ``path`` (the variables check only when ``variables`` are given)."""
     source = f"filepath {str(path)!r}"
@@ -236,12 +245,8 @@ def check_h5_file(path: str | Path, variables: Iterable[Any] | None = None) -> N
         f = h5py.File(path, "r")
     except OSError as error:
         raise OSError(f"{source} is an HDF5 file that h5py could not open: {error}") from error
-    with f:
-        with open(path, "rb") as stream:
-            check_global_heaps(stream, _size_of_lengths(f, source), source)
-        check_stored_sizes(f, source)
-        if variables is not None:
-            check_fits_variables(f, variables, source)
+    with f, open(path, "rb") as stream:
+        check_open_file(f, stream, source, variables)
 
 
 def check_keras_archive(path: str | Path, variables: Iterable[Any] | None = None) -> None:
@@ -253,7 +258,4 @@ def check_keras_archive(path: str | Path, variables: Iterable[Any] | None = None
             source = f"archive {str(path)!r}, member {item.filename!r}"
             with archive.open(item) as member, h5_errors_named(source), h5py.File(member, "r") as f:
                 with archive.open(item) as stream:
-                    check_global_heaps(stream, _size_of_lengths(f, source), source)
-                check_stored_sizes(f, source)
-                if variables is not None:
-                    check_fits_variables(f, variables, source)
+                    check_open_file(f, stream, source, variables)

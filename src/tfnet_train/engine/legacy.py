@@ -161,8 +161,7 @@ def _model_from_h5(path: str, custom_objects: dict[str, Any] | None, safe_mode: 
     legacy = keras_internals.legacy_saving()
     with h5_checks.h5_errors_named(f"filepath {path!r}"), h5py.File(path, "r") as f:
         with open(path, "rb") as stream:
-            h5_checks.check_global_heaps(stream, f.id.get_create_plist().get_sizes()[1], f"filepath {path!r}")
-        h5_checks.check_stored_sizes(f, f"filepath {path!r}")
+            h5_checks.check_open_file(f, stream, f"filepath {path!r}")
         raw = f.attrs["model_config"]
         keras_version = f.attrs.get("keras_version", "")
         with legacy.saving_options.keras_option_scope(use_legacy_config=True), legacy.SafeModeScope(safe_mode):
