@@ -4,9 +4,6 @@ tf-keras itself in a subprocess (tests/legacy_writer.py), with the writer's weig
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -14,6 +11,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from writers import write_with
 
 import tfnet_train
 from tfnet_train.engine.legacy import translate_training_config
@@ -24,10 +22,7 @@ WRITER = Path(__file__).with_name("legacy_writer.py")
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("legacy")
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-    subprocess.run([sys.executable, str(WRITER), str(folder)], env=env, check=True, capture_output=True, timeout=600)
-    return folder
+    return write_with(WRITER, tmp_path_factory.mktemp("legacy"))
 
 
 def loaded(path: Path, **kwargs: object) -> tuple[keras.Model, list[str]]:

@@ -8,9 +8,7 @@ writes a marker file when it runs, so a test sees whether the load ran it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -20,6 +18,7 @@ from typing import Any
 import keras
 import numpy as np
 import pytest
+from writers import write_with
 
 import tfnet_train
 from tfnet_train.tolerances import ATOL, RTOL
@@ -29,10 +28,7 @@ WRITER = Path(__file__).with_name("safe_mode_writer.py")
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("safe_mode")
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-    subprocess.run([sys.executable, str(WRITER), str(folder)], env=env, check=True, capture_output=True, timeout=600)
-    return folder
+    return write_with(WRITER, tmp_path_factory.mktemp("safe_mode"))
 
 
 @pytest.fixture
